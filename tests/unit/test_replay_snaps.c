@@ -393,6 +393,39 @@ static void test_peak_moment_later_tensor(void **st)
     unlink(path);
 }
 
+/* so many of PyTorch's segments that the snapshot finds a tensor's through a table of 2 MiB
+ * pieces (replay_snap.c's torch_cache; a segment names its first 64): 1,099 segments of 2 MiB
+ * 34 MiB apart, a 1 MiB tensor in each, then one of 1 GiB with 300 tensors of 1 MiB past its
+ * first 128 MiB, 36 of whose pieces' slots name small segments before it: each tensor is taken
+ * out of its own segment's cache, not left out of every one */
+static void test_many_segments_cache(void **st)
+{
+    (void)st;
+    char path[] = "/tmp/vt-replay-XXXXXX";
+    begin_file(path);
+    code(2, "/x/train.py", "Block.forward");
+    stack(2, 2);
+    const uint64_t base = 0x100000000ull, n = 1099, step = 34 << 20, big = base + n * step;
+    for (uint64_t i = 0; i <= n; i++) {
+        uint64_t a = base + i * step, size = i < n ? 2 << 20 : 1ull << 30;
+        g_alloc_api = VT_API_cudaMalloc;
+        alloc(0, 0, a, size, 2, 0);
+        g_alloc_api = VT_API_torchSegmentAlloc;
+        alloc(0, 0, a, size, 2, 0);
+        g_alloc_api = VT_API_torchAlloc;
+        for (uint64_t j = 0; j < (i < n ? 1 : 300); j++)
+            alloc(0, 0, i < n ? a : big + (128ull << 20) + j * (2 << 20), 1 << 20, 2, 0);
+    }
+    end(path);
+    g_alloc_api = VT_API_cudaMallocAsync;
+    replay_result r;
+    char err[256];
+    assert_int_equal(replay_file(path, &r, err, sizeof err), 0);
+    assert_int_equal(r.at_peak.by_cat.bytes[CAT_CACHE], (n + 1024 - 300) << 20);
+    replay_free(&r);
+    unlink(path);
+}
+
 /* a SNAPSHOT whose n_allocs says more allocations follow it than do (a definition, then the
  * program's own events, come where its live set should be): malformed (exit 3). The replay had
  * taken the program's events after it as the snapshot's join records, exit 0 (a plain trace with
@@ -429,6 +462,7 @@ int main(void)
                                        cmocka_unit_test(test_join_gap_temporary),
                                        cmocka_unit_test(test_join_gap_twice),
                                        cmocka_unit_test(test_peak_moment_later_tensor),
+                                       cmocka_unit_test(test_many_segments_cache),
                                        cmocka_unit_test(test_snapshot_count_lies)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
