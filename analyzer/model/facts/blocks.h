@@ -173,7 +173,8 @@ typedef struct blocks {
     int epoch_lost;
     uint64_t searches; /* segment lookups its hints did not answer (a binary search each) */
     blocks_freed freed[BLOCKS_FREED];
-    uint8_t hint; /* the place in its segment's list of the block blocks_alloc made last */
+    uint8_t hint; /* the place in its segment's list of the block blocks_alloc made last, for its
+                   * free (blocks_free_hinted; BLOCKS_NO_HINT: loose, or past the 255th) */
 } blocks;
 
 /* blocks_init: an empty emulation with rules (from blocks_rules_parse). */
