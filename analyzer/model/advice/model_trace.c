@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "autocastsrc.h"
 #include "formula.h"
 #include "scriptflags.h"
 
@@ -281,7 +282,8 @@ void model_trace_dtype(nano_config *c, const run_facts *f)
     if (!config_unset(dv))
         return;
     const char *s = NULL, *why = NULL;
-    char buf[200];
+    char buf[200], src_where[100];
+    int src16;
     /* autocast's copies of weights at the moment explained, or over the run where that moment
      * came after them (a U-Net's peak late in its backward): at least a d×d weight's 16-bit copy
      * (fp32_compute's measure: a smaller one is a tensor the program converted itself) */
@@ -298,6 +300,14 @@ void model_trace_dtype(nano_config *c, const run_facts *f)
         s = "16-bit";
         why = "16-bit parameters, the program's own fp32 master copies of them beside them: "
               "16-bit compute (bfloat16 or float16: the sizes do not tell)";
+    } else if ((copies || f->at_oom.bytes[CAT_AUTOCAST] > 0) &&
+               (src16 = autocast_src_dtype(f->files, src_where, sizeof src_where)) != 0) {
+        /* the dtype its autocast calls name: the copies are 16-bit either way, and a program
+         * may scale its loss by hand with no GradScaler (it had been said bfloat16 for that) */
+        s = src16 == 2 ? "bfloat16" : "float16";
+        snprintf(buf, sizeof buf, "16-bit autocast weight copies, and %.140s in the script",
+                 src_where);
+        why = buf;
     } else if (f->iterations > 0 && copies) {
         s = "bfloat16";
         snprintf(buf, sizeof buf,
