@@ -92,7 +92,10 @@ for f in facts:
         # "16-bit": autocast copies seen, no step to tell float16 (GradScaler) from bfloat16
         assert c["dtype"]["value"] in (want, "16-bit"), (t, c["dtype"])
         ndtype += 1
-assert nhf >= 12 and ninf >= 30 and nbias >= 8 and ndtype >= 8 and nleast >= 2, \
+# (nleast: g_compile_b16_12gib's; s_llama_fp16_b12's "at least 2" went with d786965c: its two
+# backward passes with no step seen between may have had one, an optimizer the trace does not name
+# leaving none)
+assert nhf >= 12 and ninf >= 30 and nbias >= 8 and ndtype >= 8 and nleast >= 1, \
     (nhf, ninf, nbias, ndtype, nleast)
 PYEOF
 # a run whose config file is gone: nanogpt-30m-4070.py (B=16, T=512, L=6, d=384) from the trace
