@@ -163,9 +163,9 @@ verdict:
                "scales what it kept at its peak and can be far off either way; vramtrace fit "
                "measures it)\n");
     if (run->lower_bounds && a->from && cal->eval_cut) /* (the report's note, the same) */
-        printf("  (a lower bound: the run ran out of memory in its evaluation (%s), whose need "
+        printf("  (a lower bound: the run ran out of memory in its %s (%s), whose need "
                "past the request that failed was not measured)\n",
-               cal->eval_flag);
+               advice_pass_word(cal->eval_flag), cal->eval_flag);
     else if (run->lower_bounds && run->cut_unstepped)
         printf("  (a lower bound: " ADVICE_UNSTEPPED_TEXT " (%s); the rest of its step was not "
                "measured)\n",
@@ -227,9 +227,9 @@ verdict:
     }
     int none = withheld(a, cal, s, run->lower_bounds);
     if (none == 1) { /* as the report: every what-if keeps that evaluation */
-        printf("none recommended: every %s keeps the evaluation's batch (%s), which ran out of "
+        printf("none recommended: every %s keeps the %s's batch (%s), which ran out of "
                "memory; lower that batch (vramtrace fit measures)\n",
-               mb, cal->eval_flag);
+               mb, advice_pass_word(cal->eval_flag), cal->eval_flag);
         return;
     }
     if (none == 2) { /* as the report: lower bounds */

@@ -132,12 +132,52 @@ static void test_forms(void **state)
     assert_int_equal(lines(""), 0);
 }
 
+/* a function decorated @torch.no_grad() named like a sampling pass, called after the step (a
+ * diffusion model's samples during training), is one; an EMA's no_grad update, a noise sampler
+ * the step calls before its backward, and an evaluation-only script's sampler are not */
+static void test_decorated(void **state)
+{
+    (void)state;
+    static const char src[] = "@torch.no_grad()\n"                    /* 1 */
+                              "def sample(model, n):\n"               /* 2 */
+                              "    x = torch.randn(n)\n"              /* 3 */
+                              "    return model(x)\n"                 /* 4 */
+                              "@torch.no_grad()\n"                    /* 5 */
+                              "def update_parameters(ema, m):\n"      /* 6 */
+                              "    ema.lerp_(m)\n"                    /* 7 */
+                              "@torch.inference_mode()\n"             /* 8 */
+                              "def sample_t(n):\n"                    /* 9 */
+                              "    return torch.randint(n)\n"         /* 10 */
+                              "def main():\n"                         /* 11 */
+                              "    for step in range(4):\n"           /* 12 */
+                              "        t = sample_t(8)\n"             /* 13 */
+                              "        model(t).backward()\n"         /* 14 */
+                              "        update_parameters(ema, m)\n"   /* 15 */
+                              "        if step % 2:\n"                /* 16 */
+                              "            imgs = sample(ema, 64)\n"; /* 17 */
+    assert_int_equal(lines(src), 3);
+    for (int l = 1; l < 18; l++)
+        assert_int_equal(g_lines[l], l >= 2 && l <= 4);
+    /* undecorated, or a script that never trains: not */
+    assert_int_equal(lines("def sample(m):\n"
+                           "    return m(x)\n"
+                           "loss.backward()\n"
+                           "sample(m)\n"),
+                     0);
+    assert_int_equal(lines("@torch.no_grad()\n"
+                           "def sample(m):\n"
+                           "    return m(x)\n"
+                           "sample(m)\n"),
+                     0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_inline),
         cmocka_unit_test(test_not_evaluations),
         cmocka_unit_test(test_forms),
+        cmocka_unit_test(test_decorated),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -282,6 +282,9 @@ void advice_with_cache(const model_calib *c, const gpt_shape *s2, prediction *ou
 /* advice_predict: the calibrated peak for shape s (steady state, iteration >= 1). */
 void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out);
 
+/* advice_pass_word: what the pass whose batch flag is flag ("--sample_batch 256") does, as its
+ * words say: "sampling", "generation", else "evaluation" */
+const char *advice_pass_word(const char *flag);
 /* advice_eval_calibrate: c's evaluation (c->eval_batch set; one that completed: one cut short by
  * an out-of-memory failure gives no bound) from the tensors live at its peak (at_eval), the
  * training's largest tensors outside it (train), the optimizer's state to add to them (0: a

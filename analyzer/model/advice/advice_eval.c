@@ -11,6 +11,23 @@
 static const category scaled_cats[] = {CAT_ACTIVATIONS, CAT_LOGITS, CAT_ATTENTION, CAT_INPUTS,
                                        CAT_TEMPORARIES};
 
+const char *advice_pass_word(const char *flag)
+{
+    static const struct {
+        const char *word, *pass;
+    } words[] = {{"sample", "sampling"}, {"samples", "sampling"},    {"sampling", "sampling"},
+                 {"gen", "generation"},  {"generate", "generation"}, {"generation", "generation"}};
+    size_t end = flag ? strcspn(flag, " =") : 0;
+    for (size_t i = 0; i < end;) {
+        size_t n = strcspn(flag + i, "_- =");
+        for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
+            if (n == strlen(words[k].word) && !strncmp(flag + i, words[k].word, n))
+                return words[k].pass;
+        i += n + (i + n < end);
+    }
+    return "evaluation";
+}
+
 void advice_eval_calibrate(model_calib *c, const cat_breakdown *at_eval, uint64_t train,
                            uint64_t state)
 {

@@ -233,26 +233,6 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
                  fam == FAM_UNKNOWN ? "the model is not recognized" : words);
 }
 
-/* model_frozen_beside: a second, frozen model beside the one trained (a teacher it distills
- * from, a reference model): the formula's shape is the trained model's, so its gradients and
- * optimizer state are all of its parameters' (the trainable share of the trace's weights is
- * not of the formula's P), and the frozen model's weights are parameters it does not hold:
- * added to the refined formula's (a GPT-2 student of a GPT-2 medium teacher: 3.85x the formula's
- * parameters, its optimizer state 3.85x, before). No backward yet (out of memory in the first
- * forward, the trained model told by its weights' 16-bit copies kept: infer.c): the trained
- * model's weights are its formula's P. */
-static void model_frozen_beside(model_result *m, const run_facts *f)
-{
-    const infer_value *fz = f->inferred ? &f->inferred->v[INFER_frozen_blocks] : NULL;
-    uint64_t tr = m->rec.trainable, P = m->params_trace;
-    if (!tr && f->backward_passes == 0 && m->formula_ok)
-        tr = formula_params_exact(&m->shape);
-    if (!fz || !fz->known || !m->formula_ok || !tr || !P || tr >= P)
-        return;
-    m->frozen_params = P - tr;
-    m->shape.train_frac = 0; /* all of the trained model's weights train */
-}
-
 int model_build(model_result *m, const run_facts *f, const model_opts *o, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);

@@ -25,7 +25,8 @@ int model_peak_in_eval(const model_result *m, const run_facts *f)
  * "eval"; not "interval", a word of its own) */
 static int names_evaluation(const char *key)
 {
-    static const char *const words[] = {"eval", "val", "valid", "validation", NULL};
+    static const char *const words[] = {"eval",     "val",      "valid", "validation", "sample",
+                                        "sampling", "generate", "gen",   "generation", NULL};
     for (const char *w = key; *w;) {
         size_t n = strcspn(w, "_-");
         for (int i = 0; words[i]; i++)
@@ -353,11 +354,13 @@ void model_advice_notes(model_result *m, const run_facts *f)
         char msg[480];
         if (m->calib.eval_batch)
             snprintf(msg, sizeof msg,
-                     "the tensors peaked (%.2f GiB) in an evaluation pass with a batch of its own "
-                     "(%s on the command line): a smaller micro-batch leaves that pass as it is, "
-                     "so the micro-batch what-ifs are predicted at least at its peak; lower that "
-                     "batch to lower it (vramtrace fit measures)",
-                     (double)f->peak_allocated / 1073741824.0, m->eval_flag);
+                     "the tensors peaked (%.2f GiB) in %s %s pass with a batch of its own (%s on "
+                     "the command line): a smaller micro-batch leaves that pass as it is, so the "
+                     "micro-batch what-ifs are predicted at least at its peak; lower that batch to "
+                     "lower it (vramtrace fit measures)",
+                     (double)f->peak_allocated / 1073741824.0,
+                     *advice_pass_word(m->eval_flag) == 'e' ? "an" : "a",
+                     advice_pass_word(m->eval_flag), m->eval_flag);
         else
             snprintf(msg, sizeof msg,
                      "the tensors peaked (%.2f GiB) in an evaluation pass, not in a training "
@@ -371,11 +374,12 @@ void model_advice_notes(model_result *m, const run_facts *f)
     if (m->calib.eval_cut) {
         char msg[400];
         snprintf(msg, sizeof msg,
-                 "the run ran out of memory in an evaluation pass with a batch of its own (%s on "
-                 "the command line): every what-if keeps that pass, whose need past the request "
-                 "that failed was not measured, so they are lower bounds and none is recommended; "
+                 "the run ran out of memory in %s %s pass with a batch of its own (%s on the "
+                 "command line): every what-if keeps that pass, whose need past the request that "
+                 "failed was not measured, so they are lower bounds and none is recommended; "
                  "lower that batch (vramtrace fit measures)",
-                 m->calib.eval_flag);
+                 *advice_pass_word(m->calib.eval_flag) == 'e' ? "an" : "a",
+                 advice_pass_word(m->calib.eval_flag), m->calib.eval_flag);
         note(m, msg);
     }
 }
@@ -421,4 +425,37 @@ void model_second_step(model_result *m, const gpt_shape *steady, uint64_t reserv
                                         ? (double)reserved / (double)p.tensor_bytes - 1
                                         : -1;
     m->second_step = m->calib.later_cache_fraction >= 0;
+}
+
+/* model_frozen_beside: a second, frozen model beside the one trained (a teacher it distills
+ * from, a reference model): the formula's shape is the trained model's, so its gradients and
+ * optimizer state are all of its parameters' (the trainable share of the trace's weights is
+ * not of the formula's P), and the frozen model's weights are parameters it does not hold:
+ * added to the refined formula's (a GPT-2 student of a GPT-2 medium teacher: 3.85x the formula's
+ * parameters, its optimizer state 3.85x, before). No backward yet (out of memory in the first
+ * forward, the trained model told by its weights' 16-bit copies kept: infer.c): the trained
+ * model's weights are its formula's P. */
+void model_frozen_beside(model_result *m, const run_facts *f)
+{
+    const infer_value *fz = f->inferred ? &f->inferred->v[INFER_frozen_blocks] : NULL;
+    uint64_t tr = m->rec.trainable, P = m->params_trace;
+    if (!tr && f->backward_passes == 0 && m->formula_ok)
+        tr = formula_params_exact(&m->shape);
+    if (!fz || !fz->known || !m->formula_ok || !tr || !P || tr >= P)
+        return;
+    m->frozen_params = P - tr;
+    m->shape.train_frac = 0; /* all of the trained model's weights train */
+    /* those weights are that model's: no room left for an EMA the program keeps itself (a GPT-2
+     * distilled from a GPT-2 medium had been told "1353.5 MiB of weights take no gradient, which
+     * can hold a copy the program keeps itself", its OOM run "off"). Not a second model of the
+     * trained one's size: the program's own EMA copy of it (copy.deepcopy) has those sizes too */
+    recog_feature *ema = &m->rec.feat[FEATURE_EMA];
+    if (ema->state == FEAT_UNKNOWN && ema->where[0] && m->frozen_params != tr)
+        snprintf(ema->where, sizeof ema->where,
+                 "no code of an EMA of the weights ran (diffusers' EMAModel, timm's ModelEma, "
+                 "AveragedModel, torch_ema); the weights that take no gradient are a second, "
+                 "frozen model's (a teacher or a reference model: %.2f M elements in "
+                 "blocks beside the trained model's)",
+                 (double)m->frozen_params / 1e6),
+            ema->state = FEAT_OFF;
 }

@@ -49,4 +49,9 @@ void model_went_on(model_result *m, const run_facts *f);
  * was to come, the what-ifs are lower bounds (m->lower_bounds, calib.lower) */
 void model_cut_unstepped(model_result *m, const run_facts *f);
 
+/* model_frozen_beside: a second, frozen model beside the one trained (a teacher, a reference
+ * model): m->frozen_params, the trained model's shape training all of it, and the EMA row's
+ * unknown said off (those weights are that model's). */
+void model_frozen_beside(model_result *m, const run_facts *f);
+
 #endif

@@ -237,6 +237,79 @@ static int inline_eval(const char *c, const lline *L, size_t n, size_t w)
     return 0;
 }
 
+/* names_pass: the def at line d is named, word for word, like a pass that makes outputs without
+ * training (sample, generate, evaluate, validate, predict, infer; not update_parameters, an EMA's
+ * no_grad update of the weights, nor sample_t, a step's noise drawn under no_grad: the callers'
+ * rule below) */
+static int names_pass(const char *c, const lline *l, size_t *na, size_t *nb)
+{
+    static const char *const words[] = {"sample",     "sampling", "samples",   "generate",
+                                        "generation", "evaluate", "eval",      "validate",
+                                        "validation", "predict",  "inference", NULL};
+    size_t a = find(c, l->a, l->b, "def ");
+    if (a == (size_t)-1)
+        return 0;
+    a += 4;
+    while (a < l->b && c[a] == ' ')
+        a++;
+    size_t b = a;
+    while (b < l->b && ident(c[b]))
+        b++;
+    *na = a, *nb = b;
+    for (size_t w = a; w < b;) {
+        size_t n = 0;
+        while (w + n < b && c[w + n] != '_')
+            n++;
+        for (int i = 0; words[i]; i++)
+            if (n == strlen(words[i]) && !memcmp(c + w, words[i], n))
+                return 1;
+        w += n + 1;
+    }
+    return 0;
+}
+
+/* no_grad_pass: the def at line d, decorated @torch.no_grad() / @torch.inference_mode(), is a
+ * pass of its own in a program that trains: named like one (names_pass), no .backward( in it,
+ * called somewhere and, at every call, no .backward( after the call in the function around it
+ * (a noise sampler under no_grad that the step calls before its backward is the step's) */
+static int no_grad_pass(const char *c, const lline *L, size_t n, size_t d)
+{
+    const lline *h = &L[d];
+    size_t na, nb;
+    if ((!starts(c, h, "def ") && !starts(c, h, "async def ")) || !names_pass(c, h, &na, &nb))
+        return 0;
+    int dec = 0;
+    for (size_t j = d; j-- > 0 && L[j].indent == h->indent && starts(c, &L[j], "@");)
+        dec |= find(c, L[j].a, L[j].b, "no_grad(") != (size_t)-1 ||
+               find(c, L[j].a, L[j].b, "inference_mode(") != (size_t)-1;
+    size_t e = body_end(L, n, d);
+    if (!dec || any(c, L, d, e, ".backward(") || !any(c, L, 0, n, ".backward("))
+        return 0;
+    char call[80];
+    if (nb - na + 2 > sizeof call)
+        return 0;
+    memcpy(call, c + na, nb - na);
+    memcpy(call + (nb - na), "(", 2);
+    int calls = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (k == d)
+            continue;
+        for (size_t at = L[k].a; (at = find(c, at, L[k].b, call)) != (size_t)-1; at++) {
+            if (at > L[k].a && ident(c[at - 1]))
+                continue;
+            size_t fcur = k, f;
+            while ((f = parent(L, n, fcur)) != n && !starts(c, &L[f], "def ") &&
+                   !starts(c, &L[f], "async def "))
+                fcur = f;
+            size_t fe = f == n ? n : body_end(L, n, f);
+            if (any(c, L, k, fe, ".backward("))
+                return 0;
+            calls++;
+        }
+    }
+    return calls > 0;
+}
+
 size_t evalsrc_lines(const char *src, size_t len, uint8_t *out, size_t nout)
 {
     memset(out, 0, nout);
@@ -245,6 +318,12 @@ size_t evalsrc_lines(const char *src, size_t len, uint8_t *out, size_t nout)
     long nl = c ? logical_lines(c, len, &L) : -1;
     size_t set = 0;
     for (size_t w = 0; nl > 0 && w < (size_t)nl; w++) {
+        if (no_grad_pass(c, L, (size_t)nl, w)) {
+            size_t e = body_end(L, (size_t)nl, w);
+            for (uint32_t l = L[w].first; l <= L[e - 1].last && l < nout; l++)
+                set += !out[l], out[l] = 1;
+            continue;
+        }
         if (!inline_eval(c, L, (size_t)nl, w))
             continue;
         int one = inline_body(c, &L[w]);

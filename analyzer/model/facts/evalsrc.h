@@ -20,7 +20,11 @@
  *  - no .backward( is in its body nor after it in the block around it (the teacher's forward,
  *    the step's backward after it, is the step's),
  *  - the function around it calls .backward( elsewhere (it trains: an evaluation-only script's
- *    forwards stay the forward). */
+ *    forwards stay the forward).
+ * And the body of a function decorated @torch.no_grad() / @torch.inference_mode() that is named
+ * like such a pass (sample, generate, evaluate, predict, ...), has no .backward( and is called
+ * with none after the call in the caller's function, in a script that calls .backward( (a
+ * sampling pass of a diffusion model during training). */
 size_t evalsrc_lines(const char *src, size_t len, uint8_t *out, size_t n);
 
 /* What one trace's recorded scripts say, built the first time a stack asks (the FILE records come

@@ -165,6 +165,15 @@ static void recognize_ema(const recognize_input *in, int frames, run_recognition
     int room = out->trainable && rest >= (uint64_t)out->trainable * 2;
     if (which) {
         set(&out->feat[FEATURE_EMA], FEAT_ON, msg);
+    } else if (frames && room && out->feat[FEATURE_LORA].state == FEAT_ON) {
+        /* peft's LoRA: the weights with no gradient are the frozen base it adapts (a LoRA run
+         * had been told they "can hold a copy the program keeps itself", its OOM run "off") */
+        snprintf(msg, sizeof msg,
+                 "no code of an EMA of the weights ran (diffusers' EMAModel, timm's ModelEma, "
+                 "AveragedModel, torch_ema); the %.1f MiB of weights that take no gradient are "
+                 "the frozen base model under peft's LoRA adapters",
+                 (double)rest / 1048576.0);
+        set(&out->feat[FEATURE_EMA], FEAT_OFF, msg);
     } else if (frames && room) { /* (a program's own EMA had been said "off") */
         snprintf(msg, sizeof msg,
                  "not recognised: no code of a known EMA ran (diffusers' EMAModel, timm's "
