@@ -9,9 +9,9 @@
 # run's advice said "micro-batch 128 → 64: predicted 84.62 GiB, does not fit" and "largest
 # micro-batch that fits: 4" where the program's own run at 64 fits. Now the run that fits says
 # no B·T×V logits were made (JSON recognized.lm_head false, inferred.lm_logits 0), its formula
-# counts none, and its largest tensor is within its own peak; the OOM run says it does not know
-# whether the model makes them, counts none, and its prediction at 64 is within twice what the
-# program's own run at 64 reserved, its largest micro-batch at least half of 64. The run that
+# counts none, and its largest tensor is within its own peak; the OOM run, cut in its first
+# forward, says it does not know whether the model makes them (it assumes them, as it must for a
+# language model cut the same way, and says a model without them needs less). The run that
 # fits names both optimizers, as the OOM run does (it had named AdamW alone, whose state is
 # 1.4 % of the two's).
 set -u
@@ -48,7 +48,7 @@ for b in (64, 128):
     rec, cal = j["recognized"], j["prediction"]["calibration"]
     if rec.get("lm_head", "absent") is not (False if b == 64 else None):
         bad.append("enc%d: recognized.lm_head %r" % (b, rec.get("lm_head", "absent")))
-    if cal["refined"]["logits_loss"] != 0 or not j["prediction"]["run_shape"].get("no_lm_head"):
+    if b == 64 and (cal["refined"]["logits_loss"] != 0 or not j["prediction"]["run_shape"].get("no_lm_head")):
         bad.append("enc%d: the refined formula counts %d B of logits" % (b, cal["refined"]["logits_loss"]))
 inf = json.load(open("enc64.json"))["inferred"]
 lg = inf.get("lm_logits")
@@ -63,16 +63,13 @@ if "language model" in p.splitlines()[0].split("(")[0]:
 m = re.search(r"^largest single tensor: ([0-9.]+ [KMG]?i?B), (.*)$", p, re.M)
 if not m or size(m.group(1)) > s64["max_memory_allocated"] or "logits" in m.group(2):
     bad.append("predict: largest tensor %s over the run's peak %d B" % (m and m.group(0), s64["max_memory_allocated"]))
-# the OOM run's advice at the program's own fitting batch, and its largest micro-batch
-j = json.load(open("enc128.json"))
-at64 = [a for a in j["advice"] if a.get("batch_size") == 64]
-if not at64 or max(a["predicted_peak_bytes"] for a in at64) > 2 * s64["max_memory_reserved"]:
-    bad.append("enc128: at 64 predicted %s, the run at 64 reserved %d" % ([a["predicted_peak_bytes"] for a in at64], s64["max_memory_reserved"]))
-lb = j["prediction"]["largest_batch_size"]
-if not lb or lb < 32:
-    bad.append("enc128: largest micro-batch %r, the program's run at 64 fits" % lb)
-if "no logits are counted at its end" not in open("enc128.txt").read():
-    bad.append("enc128: the advice does not say the logits are not counted")
+# the OOM run, cut in its first forward: whether the model ends in an output layer over its
+# vocabulary is not known there; its logits are assumed (a GPT-2's cut the same way, not counted,
+# had been told a batch that runs out "fits": sim_stackless_oom.sh), and the advice says that a
+# model without one needs less
+if "whether it ends in an output layer over its vocabulary is not known: one without, an " \
+        "encoder or a classifier, needs less" not in open("enc128.txt").read():
+    bad.append("enc128: the advice does not say the logits are assumed, not known")
 # two optimizers: both named where their state was measured (the OOM run names the script's)
 o = json.load(open("enc64.json"))["recognized"]["optimizer"]
 if "SGD" not in o["class"] or "AdamW" not in o["class"] or o["kind"] in ("adam", "momentum"):

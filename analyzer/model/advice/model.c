@@ -115,8 +115,9 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
     s->patch_tokens = fam == FAM_VISION_TRANSFORMER;
     s->params16 = r->param_elem == 2;
     /* logits where the trace shows them or a recognized class (nanoGPT's GPT) makes them */
-    s->no_head = r->lm_head < 0 || (r->lm_head == 0 && !nanogpt && fam == FAM_DECODER);
-    if (f->no_training) { /* nothing to train: no formula of training, no state to predict */
+    s->no_head = r->lm_head < 0; /* (not known, a first forward cut: assumed, said; the what-ifs
+                                  * without them had recommended a GPT-2 batch that ran out) */
+    if (f->no_training) {        /* nothing to train: no formula of training, no state to predict */
         forwards_only(m, s);
         snprintf(m->formula_why, sizeof m->formula_why,
                  "%s: nothing was trained (forwards only: no backward pass, no optimizer step): "

@@ -135,12 +135,12 @@ static void forward_blocks_done(model_result *m, const run_facts *f)
                  "its autocast copies are the formula's for the whole forward",
                  100.0 * frac, q / frac, q);
     }
-    if (m->shape.no_head && m->rec.lm_head == 0) { /* the sizes alone: no class tells a head */
+    if (!m->shape.no_head && m->rec.lm_head == 0 && m->rec.family_by_sizes) { /* no class: */
         size_t k = strlen(m->oom_forward);
         snprintf(m->oom_forward + k, sizeof m->oom_forward - k,
-                 "%sno logits are counted at its end, not reached: whether the model ends in an "
-                 "output layer over its vocabulary (B·T×V logits, a language model's) is not "
-                 "known",
+                 "%sthe formula's logits at its end, not reached, are assumed (a language "
+                 "model's): whether it ends in an output layer over its vocabulary is not known: "
+                 "one without, an encoder or a classifier, needs less",
                  k ? "; " : "the run died in its first forward: ");
     }
 }
@@ -212,7 +212,7 @@ void model_oom_forward_share(model_result *m, const run_facts *f)
      * shifted (a decoder's, the refined formula's; the sizes alone do not tell which: 12), 8
      * compiled. A GPT-2 recorded with native frames alone, cut at its 12th block at B=16, had B=8
      * predicted at 11.25 GiB, "fits" on 12 GiB, without them; its run at B=8 took 14.30 */
-    char lg[240] = "";
+    char lg[400] = "";
     if (m->shape.no_head && !f->at_oom.bytes[CAT_LOGITS])
         /* the sizes alone, cut before the end: no class says it has a head, none seen */
         snprintf(lg, sizeof lg, "%s",
@@ -230,13 +230,17 @@ void model_oom_forward_share(model_result *m, const run_facts *f)
         if (m->calib.logits_whole > 0)
             snprintf(lg, sizeof lg,
                      "; the logits at its end, not reached, are assumed to take %u*B*T*V bytes "
-                     "(what a cross-entropy over %s; not measured for this model)",
+                     "(what a cross-entropy over %s; not measured for this model%s)",
                      per,
                      per == 10 ? "logits not shifted keeps: BERT's masked-LM loss measured"
                      : m->rec.family_by_sizes
                          ? "shifted logits keeps, a decoder's: the sizes do not tell it from an "
                            "encoder, whose loss keeps 10"
-                         : "shifted logits keeps, a causal language model's");
+                         : "shifted logits keeps, a causal language model's",
+                     m->rec.lm_head == 0 ? "; whether it ends in an output layer over its "
+                                           "vocabulary is not known: one without, an encoder or a "
+                                           "classifier, needs less"
+                                         : "");
         else if (!f->at_oom.bytes[CAT_LOGITS])
             snprintf(lg, sizeof lg, "%s",
                      "; the logits at its end, not reached, are not counted (V or T unknown)");
