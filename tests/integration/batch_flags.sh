@@ -9,7 +9,10 @@
 # as "same effective batch". Now the position ids' T stands and the batch's change is said, the
 # moment explained's batch used where the flag is not its; the division makes --update_every
 # the accumulation and --batch the optimizer's batch, B their quotient, and advice spells each;
-# where the script splits it otherwise (SPLIT), --batch is said not to be the micro-batch.
+# where the script splits it otherwise (SPLIT), --batch is said not to be the micro-batch. One
+# rank of a data-parallel job whose --batch is split over --ngpus processes, every micro-batch a
+# step (tests/python/ddp_split.py), had --ngpus read as the accumulation ("accumulation steps A
+# (--ngpus) 4", "change: --ngpus 8"); a count of devices is no accumulation, whatever its name.
 # Every number checked is the program's own (its FACTS line).
 set -u
 fail() { echo "batch_flags: $*"; exit 1; }
@@ -29,6 +32,7 @@ run ramp2 batch_ramp.py --batch_size 16 --steps 2
 run gb global_batch.py --batch 64
 run gb3 global_batch.py --batch 96 --update_every 3 --momentum 0.9
 SPLIT=4 run split global_batch.py --batch 64 --update_every 2
+run ddp ddp_split.py --batch 64
 # fit with {B} in that --batch: the trials' traces show the micro-batch is {B} / 4, and the
 # answer says {B} is not it (it had been "largest micro-batch that fits ...: 203")
 "$VT" fit --card 1GiB -- python3 "$ROOT/tests/python/global_batch.py" --batch "{B=64}" --img 128 \
@@ -102,6 +106,14 @@ if b["value"] != int(f["batch_size"]) or b.get("flag") or "--batch 64 is not the
 for it in r["advice"] or []:
     if "--batch" in it["command_line"] or "--update_every" in it["command_line"]:
         bad.append("split: %s -> %r" % (it["change"], it["command_line"]))
+# a split over --ngpus processes: no accumulation read from it, no advice changing it
+f, r = facts("ddp"), json.load(open("ddp.json"))
+b, a = r["config"]["batch_size"], r["config"]["gradient_accumulation_steps"]
+if b["value"] != int(f["batch_size"]) or a.get("flag") == "--ngpus" or a["value"] not in (None, int(f["grad_accum"])):
+    bad.append("ddp: micro-batch %s, accumulation %s, the program's %s, %s" % (b, a, f["batch_size"], f["grad_accum"]))
+for it in r["advice"] or []:
+    if "--ngpus" in it["command_line"]:
+        bad.append("ddp: %s -> %r" % (it["change"], it["command_line"]))
 if bad:
     print("batch_flags: " + "\n  ".join(bad))
     sys.exit(1)

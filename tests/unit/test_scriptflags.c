@@ -266,13 +266,49 @@ static void test_global(void **state)
     assert_string_equal(c.batch_global, "");
 }
 
+/* a data-parallel split by a count of devices or processes is no accumulation, whatever the
+ * count's name (its parts: ngpus, nprocs, num_processes; they had been "accumulation steps A
+ * (--ngpus) 4" and "change: --ngpus 8"); a count of micro-batches is, by any other name */
+static void test_global_devices(void **state)
+{
+    (void)state;
+    static const char *const devices[] = {
+        "ngpus",       "ngpu",      "gpus",           "num_gpus",      "numgpus",   "n_gpu",
+        "nprocs",      "nproc",     "nproc_per_node", "num_processes", "processes", "world_size",
+        "dp_size",     "ddp_world", "n_devices",      "devices",       "ndev",      "num_nodes",
+        "gpuspernode", "gpu_count", "nworkers",       "fsdp_size",     "tp"};
+    static const char *const counts[] = {"update_every", "accum",  "n_micro",      "chunks",
+                                         "micro_steps",  "splits", "n_accumulate", "ga"};
+    const char *const argv[] = {"python", "examples/gb.py", "--batch", "128"};
+    for (size_t d = 0; d < sizeof devices / sizeof *devices + sizeof counts / sizeof *counts; d++) {
+        int dev = d < sizeof devices / sizeof *devices;
+        const char *name = dev ? devices[d] : counts[d - sizeof devices / sizeof *devices];
+        char text[512];
+        int n = snprintf(text, sizeof text,
+                         "ap.add_argument('--batch', type=int, default=256)\n"
+                         "ap.add_argument('--%s', type=int, default=4)\n"
+                         "a = ap.parse_args()\n"
+                         "micro = a.batch // a.%s\n",
+                         name, name);
+        nano_config c;
+        config_files files;
+        config_recfile rf;
+        global_script(&c, &files, &rf);
+        rf.data = text, rf.len = (size_t)n;
+        config_apply_flags(&c, 2, argv + 2);
+        config_script_global(&c, 4, argv, 0);
+        const config_value *a = &c.v[CFG_gradient_accumulation_steps];
+        if (dev != (a->src == CONFIG_SRC_UNKNOWN) || dev != !a->flag[0])
+            fail_msg("--%s: accumulation %lld (%s), flag '%s'", name, a->i, a->where, a->flag);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse),
-        cmocka_unit_test(test_hostile),
-        cmocka_unit_test(test_apply),
-        cmocka_unit_test(test_global),
+        cmocka_unit_test(test_parse),          cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_apply),          cmocka_unit_test(test_global),
+        cmocka_unit_test(test_global_devices),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,19 +16,51 @@ static int ident_char(char ch)
     return isalnum((unsigned char)ch) || ch == '_';
 }
 
-/* names_device: a divisor that counts devices or processes (args.batch // args.world_size: a
- * data-parallel split, no accumulation), by a word of its name */
+/* device_word: one '_'-separated word of a name that counts devices or processes: an optional
+ * count prefix ("n", "num", "nb"), a stem ("gpu", "proc", "process", "world", "dp", ...), an
+ * optional plural and an optional "count" / "size" / "per..." tail: ngpus, nprocs, numgpus,
+ * processes, gpuspernode. The parts, not the whole word: the whole-word list had missed ngpus,
+ * nproc and num_processes, accelerate's own name, and read their split as accumulation. */
+static int device_word(const char *w, size_t l)
+{
+    static const char *const stems[] = {
+        "gpu",    "proc",    "process", "device",   "dev",  "world",   "rank",        "node",
+        "worker", "replica", "shard",   "parallel", "host", "machine", "accelerator", "tpu",
+        "dp",     "ddp",     "fsdp",    "tp",       "pp",   NULL};
+    static const char *const pre[] = {"", "n", "num", "nb", NULL};
+    static const char *const tail[] = {"", "count", "size", "per", NULL};
+    for (int p = 0; pre[p]; p++) {
+        size_t pl = strlen(pre[p]);
+        if (pl > l || strncmp(w, pre[p], pl))
+            continue;
+        for (int i = 0; stems[i]; i++) {
+            size_t sl = strlen(stems[i]), k = pl + sl;
+            if (k > l || strncmp(w + pl, stems[i], sl))
+                continue;
+            if (k + 2 <= l && !strncmp(w + k, "es", 2) && stems[i][sl - 1] == 's')
+                k += 2; /* (processes) */
+            else if (k < l && w[k] == 's')
+                k++;
+            for (int t = 0; tail[t]; t++) {
+                size_t tl = strlen(tail[t]);
+                /* "per" opens a tail (gpuspernode); the others end the word */
+                if (k + tl <= l && !strncmp(w + k, tail[t], tl) &&
+                    (k + tl == l || !strcmp(tail[t], "per")))
+                    return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* names_device: a divisor that counts devices or processes (args.batch // args.world_size,
+ * // args.ngpus: a data-parallel split, no accumulation), by a word of its name (lower-case) */
 static int names_device(const char *name)
 {
-    static const char *const words[] = {"world", "gpu",    "gpus",     "device",  "devices",
-                                        "rank",  "ranks",  "node",     "nodes",   "proc",
-                                        "procs", "worker", "workers",  "replica", "replicas",
-                                        "shard", "shards", "parallel", NULL};
     for (const char *w = name; *w;) {
         size_t l = strcspn(w, "_");
-        for (int i = 0; words[i]; i++)
-            if (strlen(words[i]) == l && !strncmp(w, words[i], l))
-                return 1;
+        if (device_word(w, l))
+            return 1;
         w += l + (w[l] == '_');
     }
     return 0;
