@@ -5,7 +5,8 @@
 # EMA code ran, but the run kept a copy); its own low-rank adapters "(0.1 %, not LoRA's
 # adapters; ...)". Now: the program's own class GPT, in its file; the EMA not recognised (its
 # untrained weights could hold a copy), off only where every weight trains; the adapters not
-# recognised as peft's.
+# recognised as peft's. A class GPT in minGPT's layout (tests/python/mingpt/model.py, no nanoGPT
+# class beside it, no configurator) had been "nanoGPT's model class" by its file's name, model.py.
 set -u
 fail() { echo "own_parts: $*"; exit 1; }
 [ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
@@ -30,6 +31,11 @@ timeout 300 "$VT" run -q --card 12GiB -o nano.vt -- python3 "$ROOT/examples/sim/
 "$VT" report --no-color nano.vt >nano.txt || fail "nano: report failed"
 grep -q "^  evidence  *nanoGPT's model class on the Python stacks (GPT.forward)$" nano.txt ||
     fail "nano: $(grep '^  evidence' nano.txt)"
+timeout 300 "$VT" run -q --card 12GiB -o mingpt.vt -- python3 "$ROOT/tests/python/mingpt_train.py" \
+    --steps 2 </dev/null >mingpt.out 2>&1 || { tail -n 5 mingpt.out; fail "mingpt: run failed"; }
+"$VT" report --no-color mingpt.vt >mingpt.txt || fail "mingpt: report failed"
+grep -q "^  evidence  *the program's own model class GPT on the Python stacks (GPT.forward in model.py)$" \
+    mingpt.txt || fail "mingpt: $(grep '^  evidence' mingpt.txt)"
 python3 - <<'PY' || exit 1
 import json, sys
 bad = []

@@ -168,9 +168,29 @@ static void from_shapes(const recognize_input *in, run_recognition *out)
                          : ", no B·T×V logits in a first forward that ended");
 }
 
+/* nanogpt_parts: nanoGPT's own classes beside its GPT in file f (its model.py): its LayerNorm (a
+ * bias that can be off) and its MLP, whose forwards are on the stacks of an eager run. A GPT in a
+ * file named model.py is not enough: minGPT's (mingpt/model.py) and many others' are there too */
+static int nanogpt_parts(const tables *t, const char *f)
+{
+    static const char *const parts[] = {"LayerNorm.forward", "MLP.forward"};
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+        size_t pos = 0;
+        const tables_code *c;
+        int seen = 0;
+        while (!seen && (c = tables_code_next(t, &pos)))
+            seen = c->qualname.s && !strcmp(c->qualname.s, parts[i]) && c->filename.s &&
+                   !strcmp(c->filename.s, f);
+        if (!seen)
+            return 0;
+    }
+    return 1;
+}
+
 /* gpt_file: the base name of the file of the first GPT.forward on the stacks into out, where it
  * is not nanoGPT's model.py (a program's own class that is named GPT, as many are: nanoGPT's
- * had been said of one); 0 for model.py, or no file */
+ * had been said of one); 0 for nanoGPT's model.py (with its own classes beside it, or a
+ * configurator's run, model_build), or no file */
 static int gpt_file(const tables *t, char *out, size_t len)
 {
     size_t pos = 0;
@@ -181,7 +201,7 @@ static int gpt_file(const tables *t, char *out, size_t len)
             continue;
         const char *base = strrchr(f, '/') ? strrchr(f, '/') + 1 : f;
         snprintf(out, len, "%s", base);
-        return *base && strcmp(base, "model.py");
+        return *base && (strcmp(base, "model.py") || !nanogpt_parts(t, f));
     }
     return 0;
 }
