@@ -202,10 +202,17 @@ const char *report_caught_text(const replay_result *r, char *buf, size_t n)
                  : "; the OOM below is one of them: the run did not end in it");
     size_t k = strlen(buf);
     if (r->went_on_event && r->oom_went_on && k < n) { /* (what it went on with, measured) */
-        char b[80] = "", tens[64] = "", t[32], p[32];
+        char b[128] = "", tens[64] = "", t[32], p[32];
         if (r->went_on_batch)
             snprintf(b, sizeof b, " at micro-batch %llu (%llu tokens)",
                      (unsigned long long)r->went_on_batch, (unsigned long long)r->went_on_tokens);
+        else if (r->went_on_tokens && r->went_on_seq)
+            snprintf(b, sizeof b,
+                     " with a batch of %llu tokens (%llu a sample, by its position ids)",
+                     (unsigned long long)r->went_on_tokens, (unsigned long long)r->went_on_seq);
+        else if (r->went_on_tokens)
+            snprintf(b, sizeof b, " with a batch of %llu tokens",
+                     (unsigned long long)r->went_on_tokens);
         if (r->went_on_tensors)
             snprintf(tens, sizeof tens, " its tensors peaked at %s,",
                      human(r->went_on_tensors, t, sizeof t));

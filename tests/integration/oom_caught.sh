@@ -118,6 +118,35 @@ grep -q "^  micro-batch B  *9  *inferred  B = 9: " r9.txt || fail "r9: $(grep 'm
 l9=$(sed -n 's/^  largest micro-batch that fits (other settings unchanged, keeping >= 5 % free): \([0-9]*\)$/\1/p' r9.txt)
 [ -n "$l9" ] && [ "$l9" -lt 9 ] || fail "r9: largest micro-batch '$l9' where 9 ran out"
 [ "$l9" = "$largest" ] || { retry "at$l9" "$l9"; grep -q "^trained at $l9$" "at$l9.out" || fail "r9: $l9 does not train"; }
+# the same with no Python frame on the stacks (--stacks native / none): the retry's token batch
+# is the oldest tensor made after the caught error that position ids follow (it had been the
+# first forward's 14, "largest micro-batch that fits: 11", and predict --from "micro-batch 7, 2
+# accumulation steps", where 9 had run out)
+for st in native none; do
+    BS=14,9 timeout 300 "$VT" run --stacks $st --card 12GiB -o "r9$st.vt" -- python3 "$ROOT/tests/python/oom_retry.py" \
+        </dev/null >"r9$st.out" 2>&1 || fail "r9$st: run failed"
+    grep -q "^OOM at 9$" "r9$st.out" || fail "r9$st: $(cat "r9$st.out")"
+    "$VT" report --no-color "r9$st.vt" >"r9$st.txt" && "$VT" predict --from "r9$st.vt" >"r9$st.pred" || fail "r9$st: report"
+    grep -q "^  micro-batch B  *9  *inferred  B = 9: " "r9$st.txt" || fail "r9$st: $(grep 'micro-batch B ' "r9$st.txt")"
+    for f in "r9$st.txt" "r9$st.pred"; do
+        l=$(sed -n 's/^  largest micro-batch that fits (.*): \([0-9]*\)$/\1/p' "$f")
+        [ -z "$l" ] || [ "$l" -lt 9 ] || fail "$f: largest micro-batch '$l' where 9 ran out"
+    done
+done
+# a retry at a shorter sequence, the same batch (14 at T = 1024 ran out, 14 at T = 512 trained):
+# it went on with 7168 tokens, 512 a sample, not "at micro-batch 7"; and where 40 at 512 ran
+# out too, the configuration is 40 at T = 512 (it had been "B = 20 ... the batch of the attempt
+# that ran out of memory")
+TS=1024,512 timeout 300 "$VT" run --card 12GiB -o seq.vt -- python3 "$ROOT/tests/python/oom_retry.py" </dev/null >seq.out 2>&1 ||
+    fail "seq: run failed"
+B=40 TS=1024,512 timeout 300 "$VT" run --card 12GiB -o seqf.vt -- python3 "$ROOT/tests/python/oom_retry.py" </dev/null >seqf.out 2>&1 ||
+    fail "seqf: run failed"
+grep -q "^trained at T 512$" seq.out && grep -q "^OOM at T 512$" seqf.out || fail "seq: $(cat seq.out seqf.out)"
+"$VT" report --no-color seq.vt >seq.txt && "$VT" report --no-color seqf.vt >seqf.txt || fail "seq: report"
+grep -q "^  oom .*; it went on with a batch of 7168 tokens (512 a sample, by its position ids) for 2 optimizer steps" seq.txt ||
+    fail "seq: $(grep '^  oom' seq.txt)"
+grep -q "^  micro-batch B  *40  *inferred  B = 40: B·T = 20480 over T = 512, " seqf.txt &&
+    grep -q "^  tokens per sample T  *512  *inferred" seqf.txt || fail "seqf: $(grep 'micro-batch B \|per sample T' seqf.txt)"
 python3 -c "
 import json, sys
 a, b = (json.load(open(n + '.json'))['oom']['live_by_category'] for n in ('r9', 'r14'))

@@ -6,7 +6,8 @@ $FRAG=1 it then fills the device in 256 MiB blocks, frees every other one and as
 which the caching allocator gets only by releasing its cache (a failure it recovers from), and
 trains one more step. With $EVAL=N it then evaluates (no_grad, in a function named evaluate) a
 batch of N, skipping it when it runs out of memory, and trains one more step. Prints "OOM at B" /
-"trained at B". Used by tests/integration/oom_caught.sh."""
+"trained at B". With $TS it keeps the micro-batch $B (default 14) and tries the sequence lengths
+of $TS in turn instead, printing "OOM at T t" / "trained at T t". Used by tests/integration/oom_caught.sh."""
 import gc
 import os
 import sys
@@ -24,8 +25,8 @@ model.to("cuda")
 opt = model.configure_optimizers(c)
 
 
-def step(B):
-    d = torch.randint(c["vocab_size"], size=(B, c["block_size"] + 1))
+def step(B, T=c["block_size"]):
+    d = torch.randint(c["vocab_size"], size=(B, T + 1))
     x, y = d[:, :-1].to("cuda"), d[:, 1:].to("cuda")
     with ctx:
         logits, loss = model(x, y)
@@ -35,14 +36,21 @@ def step(B):
     opt.zero_grad(set_to_none=True)
 
 
-for B in [int(b) for b in os.environ.get("BS", "14,4").split(",")]:
+TS = [int(t) for t in os.environ["TS"].split(",")] if os.environ.get("TS") else None
+for B in TS or [int(b) for b in os.environ.get("BS", "14,4").split(",")]:
+    at = ("T %d" % B) if TS else B
     try:
-        step(B)
-        step(B)
-        print("trained at", B, flush=True)
+        if TS:
+            B, T = int(os.environ.get("B", "14")), B
+            step(B, T)
+            step(B, T)
+        else:
+            step(B)
+            step(B)
+        print("trained at", at, flush=True)
         break
     except torch.OutOfMemoryError:
-        print("OOM at", B, flush=True)
+        print("OOM at", at, flush=True)
     opt.zero_grad(set_to_none=True)
     gc.collect()
     torch.cuda.empty_cache()

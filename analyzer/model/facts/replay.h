@@ -195,6 +195,8 @@ typedef struct replay_result {
      * segments reserved before the error that its steps never used (blocks_epoch_unused: the
      * failed attempt's cache kept through them; 0: none, or not known) */
     uint64_t went_on_event, went_on_tokens, went_on_batch;
+    uint64_t went_on_seq; /* its T where its position ids show another than the first forward's
+                           * (went_on_batch 0 then: not a batch of the first forward's T) */
     uint64_t went_on_tensors, went_on_reserved, went_on_process, went_on_unused;
     uint32_t went_on_steps;
     /* the first forward's micro-batch where the run's OOM is a later attempt's at another, which

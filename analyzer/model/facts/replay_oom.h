@@ -44,6 +44,7 @@ typedef struct oom_aside {
  * (the allocator's own retry), the stretch before it goes on (undo); caught, it stays (the
  * program's inputs then read: the batch it went on with), to the next failure or the end */
 #define WENT_ON_INPUTS 16
+#define WENT_ON_MADE 32 /* (a Trainer's batch makes a dozen of its size) */
 typedef struct went_on_window {
     int open, caught, has_undo;
     int ended_in;       /* the trace ended in the failure it began at (after a caught one) */
@@ -60,6 +61,10 @@ typedef struct went_on_window {
     uint32_t ninputs; /* the program's inputs live when it was caught, oldest first */
     uint64_t input_size[WENT_ON_INPUTS], input_event[WENT_ON_INPUTS];
     uint32_t input_stack[WENT_ON_INPUTS];
+    /* every tensor live then made since it began, oldest first (whatever their stacks say: the
+     * token batch where no Python frame marks the inputs, the position ids after it) */
+    uint32_t nmade;
+    uint64_t made_size[WENT_ON_MADE], made_event[WENT_ON_MADE];
 } went_on_window;
 
 /* replay_special_alloc: replay.c's apply_alloc's part of an allocation of an API with more to it

@@ -32,16 +32,33 @@ void replay_went_on_open(state *s, const oom_track *ot)
         blocks_epoch_begin(&s->blocks);
 }
 
+/* made: e, live now and made since the stretch began, among the oldest of them */
+static void made(went_on_window *w, const livemap_entry *e)
+{
+    uint32_t i = w->nmade;
+    while (i > 0 && w->made_event[i - 1] > e->alloc_event)
+        i--;
+    if (i == WENT_ON_MADE)
+        return;
+    uint32_t n = w->nmade < WENT_ON_MADE ? w->nmade : WENT_ON_MADE - 1;
+    memmove(&w->made_size[i + 1], &w->made_size[i], (n - i) * sizeof w->made_size[0]);
+    memmove(&w->made_event[i + 1], &w->made_event[i], (n - i) * sizeof w->made_event[0]);
+    w->made_size[i] = e->size, w->made_event[i] = e->alloc_event;
+    w->nmade = n + 1;
+}
+
 /* inputs: the program's inputs live now made since the stretch began, the oldest first */
 static void inputs(state *s)
 {
     went_on_window *w = &s->won;
     livemap *m = &s->live;
-    w->ninputs = 0;
+    w->ninputs = w->nmade = 0;
     for (uint64_t k = 0; k < m->ne; k++) {
         const livemap_entry *e = livemap_live_entry(m, k);
-        if (!e || (e->level != L_TENSOR && e->level != L_INNER) || !(e->flags & EF_INPUT) ||
-            e->alloc_event <= w->event || e->size < 16 || e->size % 8)
+        if (!e || (e->level != L_TENSOR && e->level != L_INNER) || e->alloc_event <= w->event)
+            continue;
+        made(w, e);
+        if (!(e->flags & EF_INPUT) || e->size < 16 || e->size % 8)
             continue;
         uint32_t i = w->ninputs;
         while (i > 0 && w->input_event[i - 1] > e->alloc_event)
@@ -98,21 +115,52 @@ int replay_same_lines(tables *t, uint32_t a, uint32_t b)
     return 1;
 }
 
+/* seq_after: the retry's T, from its position ids: arange(T), int64, among the few tensors made
+ * after its token batch (made_event[i]) that divide it (its targets, mask and copies, as large,
+ * passed over); 0 where none says (then its micro-batch is not known: a loop that retried at a
+ * shorter sequence, the same batch, had been said to go on at half the micro-batch) */
+static uint64_t seq_after(const went_on_window *w, uint32_t i)
+{
+    uint64_t size = w->made_size[i];
+    for (uint32_t j = i + 1, others = 0; j < w->nmade && others < 4; j++) {
+        uint64_t z = w->made_size[j];
+        if (z == size)
+            continue;
+        if (z >= 64 && z % 8 == 0 && z < size && size % z == 0)
+            return z / 8;
+        others++;
+    }
+    return 0;
+}
+
 /* token_batch: the token batch among the inputs read when the last caught error was resolved
- * (made again by the stack that made the first forward's), its micro-batch over T in *B (0 if
- * T does not divide it); 0 if none */
-static uint64_t token_batch(const state *s, uint64_t *B)
+ * (made again by the stack that made the first forward's; where no Python frame marks the
+ * inputs, the oldest tensor made since of at most the first forward's token batch's bytes that
+ * position ids follow), its T in *Tr (the retry's position ids; 0 not known) and its micro-batch
+ * over T in *B (0 if T is not known or does not divide it); 0 if none */
+static uint64_t token_batch(const state *s, uint64_t *B, uint64_t *Tr)
 {
     const replay_result *r = s->r;
     const went_on_window *w = &s->won;
     const infer_result *in = &r->inferred;
-    uint32_t stack = r->has_inferred && in->v[INFER_tokens].known ? in->tokens_stack : 0;
-    uint64_t tokens = 0;
+    int known = r->has_inferred && in->v[INFER_tokens].known;
+    uint32_t stack = known ? in->tokens_stack : 0;
+    uint64_t tokens = 0, event = 0, T = 0;
+    *B = *Tr = 0;
     for (uint32_t i = 0; stack && i < w->ninputs && !tokens; i++)
         if (w->input_stack[i] == stack || replay_same_lines(r->t, w->input_stack[i], stack))
-            tokens = w->input_size[i] / 8;
-    int64_t T = in->v[INFER_block_size].known ? in->v[INFER_block_size].value : 0;
-    *B = tokens && T > 0 && tokens % (uint64_t)T == 0 ? tokens / (uint64_t)T : 0;
+            tokens = w->input_size[i] / 8, event = w->input_event[i];
+    const tables_stack *st = known ? tables_stack_get(r->t, in->tokens_stack) : NULL;
+    uint64_t first = known ? (uint64_t)in->v[INFER_tokens].value * 8 : 0;
+    if (!tokens && !w->ninputs && (!st || !st->n_python)) /* (no Python frame: no input marked) */
+        for (uint32_t i = 0; i < w->nmade && !tokens; i++)
+            if (w->made_size[i] <= first && w->made_size[i] % 8 == 0 && (T = seq_after(w, i)))
+                tokens = w->made_size[i] / 8;
+    for (uint32_t i = 0; event && i < w->nmade; i++)
+        if (w->made_event[i] == event)
+            T = seq_after(w, i);
+    *Tr = T;
+    *B = tokens && T ? tokens / T : 0;
     return tokens;
 }
 
@@ -125,16 +173,29 @@ static void failed_batch(state *s)
 {
     replay_result *r = s->r;
     infer_result *in = &r->inferred;
-    uint64_t B = 0, tokens = token_batch(s, &B);
+    uint64_t B = 0, T = 0, tokens = token_batch(s, &B, &T);
     infer_value *vb = &in->v[INFER_batch_size], *vt = &in->v[INFER_tokens];
-    if (!B || !vb->known || (uint64_t)vb->value == B || !vt->known)
+    infer_value *vs = &in->v[INFER_block_size];
+    if (!vb->known || !vt->known || !vs->known)
         return;
-    r->oom_first_batch = (uint64_t)vb->value;
+    uint64_t B0 = (uint64_t)vb->value;
+    if (!B) /* (not read: left as the first forward's) */
+        return;
+    if (B == B0 && T == (uint64_t)vs->value)
+        return;
+    r->oom_first_batch = B0;
+    if (T != (uint64_t)vs->value) {
+        snprintf(vs->where, sizeof vs->where,
+                 "T = %llu from the position ids of the attempt that ran out of memory (arange(T): "
+                 "%llu int64 after its token batch); the first forward's was %lld",
+                 (unsigned long long)T, (unsigned long long)T, (long long)vs->value);
+        vs->value = (int64_t)T;
+    }
     snprintf(vb->where, sizeof vb->where,
-             "B = %llu: B·T = %llu over T = %lld, the batch of the attempt that ran out of memory "
+             "B = %llu: B·T = %llu over T = %llu, the batch of the attempt that ran out of memory "
              "(the program caught an error at %llu, the first forward's, and tried again)",
-             (unsigned long long)B, (unsigned long long)tokens,
-             (long long)in->v[INFER_block_size].value, (unsigned long long)vb->value);
+             (unsigned long long)B, (unsigned long long)tokens, (unsigned long long)T,
+             (unsigned long long)B0);
     vb->value = (int64_t)B;
     vt->value = (int64_t)tokens;
 }
@@ -152,7 +213,11 @@ void replay_went_on_end(state *s)
         r->went_on_process = w->proc;
         r->went_on_unused = s->blocks_on ? blocks_epoch_unused(&s->blocks) : 0;
         r->went_on_steps = s->iter - w->iter;
-        r->went_on_tokens = token_batch(s, &r->went_on_batch);
+        uint64_t T = 0;
+        r->went_on_tokens = token_batch(s, &r->went_on_batch, &T);
+        const infer_value *vs = &r->inferred.v[INFER_block_size];
+        if (T && vs->known && T != (uint64_t)vs->value) /* (another sequence: tokens, no batch) */
+            r->went_on_batch = 0, r->went_on_seq = T;
     }
     if (w->open) { /* the run's peaks whole again */
         if (w->pre_train > r->peak_train)
