@@ -127,6 +127,7 @@ static uint32_t made_lookup(made_memo *mm, const tables *t, uint32_t id)
 typedef struct made_bytes {
     cat_breakdown kv, peft, ema;
     int ema_which;
+    uint64_t copies; /* parameters made after the first forward (classify.c's kept_copy) */
 } made_bytes;
 
 static made_bytes made_under(const tables *t, made_memo *mm, const replay_snapshot *s)
@@ -138,6 +139,8 @@ static made_bytes made_under(const tables *t, made_memo *mm, const replay_snapsh
         uint32_t m = made_lookup(mm, t, it->stack_id);
         if (it->category >= CAT_COUNT)
             continue;
+        if (it->category == CAT_PARAMETERS && it->phase_alloc == PHASE_FORWARD)
+            b.copies += it->size;
         if (m & MADE_KV)
             b.kv.bytes[it->category] += it->size;
         if (m & MADE_PEFT)
@@ -380,6 +383,8 @@ static int report_fill(report_ctx *c)
     f->ema_at_peak = at_peak.ema.bytes[CAT_PARAMETERS];
     f->ema_at_tensors = at_tensors.ema.bytes[CAT_PARAMETERS];
     f->ema_at_oom = at_oom.ema.bytes[CAT_PARAMETERS];
+    f->copies_at_peak = at_peak.copies, f->copies_at_tensors = at_tensors.copies;
+    f->copies_at_oom = at_oom.copies;
     int ema_which = at_oom.ema_which       ? at_oom.ema_which
                     : at_tensors.ema_which ? at_tensors.ema_which
                                            : at_peak.ema_which;

@@ -164,6 +164,9 @@ void html_oom(FILE *out, const report_ctx *c)
                     html_bytes(f->at_oom.bytes[k], b1, sizeof b1));
             if (k == CAT_PARAMETERS && f->ema_at_oom) /* not the model's own */
                 fprintf(out, " (%s of it the EMA copy)", html_bytes(f->ema_at_oom, b1, sizeof b1));
+            if (k == CAT_PARAMETERS && f->copies_at_oom) /* a checkpoint the program keeps */
+                fprintf(out, " (%s of it the program's copies made between steps)",
+                        html_bytes(f->copies_at_oom, b1, sizeof b1));
             fputs("</span>", out);
         }
     fprintf(out,

@@ -177,6 +177,9 @@ static void print_oom(FILE *out, const model_result *m, const run_facts *f)
             if (c == CAT_PARAMETERS && f->ema_at_oom) /* not the model's own */
                 fprintf(out, " (%s of it the EMA copy)",
                         card_format_bytes(f->ema_at_oom, b1, sizeof b1));
+            if (c == CAT_PARAMETERS && f->copies_at_oom) /* a checkpoint the program keeps */
+                fprintf(out, " (%s of it the program's copies made between steps)",
+                        card_format_bytes(f->copies_at_oom, b1, sizeof b1));
             fputc(';', out);
         }
     fprintf(out,

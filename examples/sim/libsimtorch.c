@@ -192,6 +192,21 @@ uint64_t sim_tensor_to(void *self, void *arg)
     return sim_op__to_copy((uint64_t)n) + g_zero;
 }
 
+/* Tensor.clone: called straight from Python as Tensor.to is (PyTorch's builtin method leaves no
+ * Python frame: a checkpoint's `p.detach().clone()` is the caller's), under clone's frame; the
+ * planner is asked with a null argument (the tensor's own device and type). */
+SIM_EXPORT __attribute__((noinline)) uint64_t
+sim_tensor_clone(void *self, void *arg) __asm__("_ZN2at6native5cloneEv");
+uint64_t sim_tensor_clone(void *self, void *arg)
+{
+    int64_t n = g_planner ? g_planner(self, arg) : -2;
+    if (n == -3)
+        return 3;
+    if (n < 0)
+        return 2;
+    return sim_op_clone((uint64_t)n) + g_zero;
+}
+
 /* sim_alloc: an allocation no named operation makes. */
 SIM_EXPORT uint64_t sim_alloc(uint64_t n)
 {

@@ -375,7 +375,10 @@ int advice_keep_effective_fits(const model_calib *c, const gpt_shape *s, uint64_
     X(OUTSIDE, "outside_pytorch", "memory outside PyTorch (context, NCCL, other processes)")       \
     X(SPIKE, "spike", "a spike (evaluation, first optimizer step or torch.compile warm-up)")       \
     X(STATE, "weights_and_state_too_large",                                                        \
-      "the weights, their gradients and the optimizer's state alone: too large for the card")
+      "the weights, their gradients and the optimizer's state alone: too large for the card")      \
+    X(COPIES, "kept_copies",                                                                       \
+      "copies of the weights or the optimizer's state the program keeps on the device (a "         \
+      "checkpoint), beside one micro-batch's tensors")
 
 typedef enum oom_cause {
 #define VT_OOM_ENUM(e, key, text) OOM_##e,
@@ -388,6 +391,12 @@ typedef enum oom_cause {
  * a backward) where the weights, their gradients and the optimizer's whole state (state: its
  * bytes once made) with what lies outside PyTorch exceed the card with the headroom: no
  * micro-batch fits; why says so. 1 when it is that. */
+/* advice_copies_cause: the copies of the weights or their state the program made between steps
+ * and kept on the device (copies bytes of live's parameters: classify.c's kept_copy) held 5 % of
+ * the card or more at a failure the micro-batch's tensors were blamed for, and without them the
+ * failed request would have fit: the evidence into why, 1; else 0 (why untouched). */
+int advice_copies_cause(const cat_breakdown *live, uint64_t copies, uint64_t requested,
+                        uint64_t capacity, char *why, size_t whylen);
 int advice_state_cause(const cat_breakdown *live, uint64_t state, uint64_t capacity, char *why,
                        size_t whylen);
 const char *advice_cause_key(oom_cause c);

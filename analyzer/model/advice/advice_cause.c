@@ -126,3 +126,25 @@ int advice_state_cause(const cat_breakdown *live, uint64_t state, uint64_t capac
              mib(outside), (double)(p + g + o + outside) / 1073741824.0);
     return 1;
 }
+
+int advice_copies_cause(const cat_breakdown *live, uint64_t copies, uint64_t requested,
+                        uint64_t capacity, char *why, size_t whylen)
+{
+    if (!live || !capacity || (double)copies < 0.05 * (double)capacity)
+        return 0;
+    uint64_t held = cat_breakdown_total(live) - live->bytes[CAT_CACHE];
+    if (copies > held || held - copies + requested > capacity)
+        return 0;
+    snprintf(
+        why, whylen,
+        "%.2f GiB of weight-sized copies the program made between optimizer steps and kept "
+        "on the device (a checkpoint of the weights or of the optimizer's state, not the weights "
+        "trained nor the batch) were live beside activations %.0f MiB and "
+        "logits/loss %.0f MiB; without them the %.0f MiB requested would have fit "
+        "(%.2f GiB of the card's %.2f)",
+        (double)copies / 1073741824.0,
+        mib(live->bytes[CAT_ACTIVATIONS] + live->bytes[CAT_ATTENTION]),
+        mib(live->bytes[CAT_LOGITS]), mib(requested),
+        (double)(held - copies + requested) / 1073741824.0, (double)capacity / 1073741824.0);
+    return 1;
+}

@@ -457,13 +457,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     m->calib.ema = m->ema_measured > f->ema_at_oom ? m->ema_measured : f->ema_at_oom;
     model_eval_calib(m, f); /* (its evaluation's own batch) */
     advice_eval_train_ratios(&m->calib, f->cat_peak);
-    if (m->frozen_params) { /* the frozen model's weights: kept whole, trained by nothing */
-        m->calib.frozen = m->frozen_params * (uint64_t)formula_param_bytes(&m->shape);
-        uint64_t pm = m->calib.measured.bytes[CAT_PARAMETERS],
-                 pr = m->calib.refined.bytes[CAT_PARAMETERS];
-        if (m->calib.calibrated && !m->calib.global && pr && pm > m->calib.frozen)
-            m->calib.ratio[CAT_PARAMETERS] = (double)(pm - m->calib.frozen) / (double)pr;
-    }
+    model_kept_whole(m, f); /* (a frozen model beside, a checkpoint's copies) */
     /* the KV cache in the measured breakdown (the one the calibration fitted) */
     if (cat_breakdown_total(&f->at_peak) > 0 || m->measured_at_tensors)
         m->calib.kv = m->measured_at_tensors ? f->kv_at_tensors : f->kv_at_peak;
@@ -506,6 +500,10 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
          * alone over the card: no micro-batch fits (Llama 400M on 6 GiB, its first AdamW step) */
         if (advice_state_cause(&f->at_oom, model_oom_whole_state(m, f), cap, m->why, sizeof m->why))
             m->cause = OOM_STATE;
+        else if (m->cause == OOM_ACTIVATIONS &&
+                 advice_copies_cause(&f->at_oom, f->copies_at_oom, f->oom_requested, cap, m->why,
+                                     sizeof m->why))
+            m->cause = OOM_COPIES;
         /* a later step's forward failed with the state the first step made (5 % of the card or
          * more): that step's forward fit because it ran before the state existed */
         size_t w = strlen(m->why);

@@ -81,6 +81,10 @@ typedef struct run_facts {
     /* an EMA's copy of the weights (VT_EMA_CODE) among the parameters in at_peak, at_tensors and
      * at_oom: not the model's own (no gradient, no optimizer state), and what made it */
     uint64_t ema_at_peak, ema_at_tensors, ema_at_oom;
+    /* the parameters made after the first forward (classify.c's kept_copy: a checkpoint's copies
+     * of the weights or the optimizer's state the program keeps on the device) at the same
+     * moments: the batch does not change them, no optimizer trains them */
+    uint64_t copies_at_peak, copies_at_tensors, copies_at_oom;
     const char *ema_words;  /* "EMAModel (diffusers)", "" for none */
     int grad_scaler;        /* 1: an enabled GradScaler allocated (scale / unscale): fp16 */
     int casts_visible;      /* 1: autocast's copies of weights could be seen: a stack reached an

@@ -102,3 +102,16 @@ void model_oom_calibrate(model_result *m, const run_facts *f)
         }
     }
 }
+
+void model_kept_whole(model_result *m, const run_facts *f)
+{
+    uint64_t copies = m->measured_at_tensors ? f->copies_at_tensors : f->copies_at_peak;
+    copies = copies > f->copies_at_oom ? copies : f->copies_at_oom;
+    if (!m->frozen_params && !copies)
+        return;
+    m->calib.frozen = m->frozen_params * (uint64_t)formula_param_bytes(&m->shape) + copies;
+    uint64_t pm = m->calib.measured.bytes[CAT_PARAMETERS],
+             pr = m->calib.refined.bytes[CAT_PARAMETERS];
+    if (m->calib.calibrated && !m->calib.global && pr && pm > m->calib.frozen)
+        m->calib.ratio[CAT_PARAMETERS] = (double)(pm - m->calib.frozen) / (double)pr;
+}

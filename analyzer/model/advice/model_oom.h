@@ -27,4 +27,10 @@ uint64_t model_oom_whole_state(const model_result *m, const run_facts *f);
  * step a run that died before its first one never reached, a first step's state cut short. */
 void model_oom_calibrate(model_result *m, const run_facts *f);
 
+/* model_kept_whole: m's calibration keeps whole (calib.frozen: the same at any batch, trained by
+ * nothing) a frozen model's weights beside the one trained and the copies of the weights or of
+ * their state the program made between steps and kept on the device (a checkpoint: f's
+ * copies_at_*), its parameters' ratio fitted without them (with or without an OOM). */
+void model_kept_whole(model_result *m, const run_facts *f);
+
 #endif

@@ -30,8 +30,25 @@ static int r_inputs(const classify_input *in)
     /* the program's own batch, also the first one, made before the first forward (a token or
      * image batch copied to the device is not a parameter) */
     return in->phase_alloc == PHASE_DATA ||
-           (in->tensor_api && in->input &&
+           (in->tensor_api && in->input && !in->workspace &&
             (in->phase_alloc == PHASE_FORWARD || in->phase_alloc == PHASE_INIT));
+}
+/* device_copy: a tensor the program's own code copied on the device (clone) outside a module
+ * (phases.c tells it as input and workspace together) */
+static int device_copy(const classify_input *in)
+{
+    return in->tensor_api && in->input && in->workspace;
+}
+static int r_kept_copy(const classify_input *in)
+{
+    /* a weight's size, made after the first forward and kept past the optimizer step after it,
+     * to the end, or into the forward that ran out of memory: a checkpoint of the weights or of
+     * the optimizer's state (AdamW's moments have the weights' sizes), a best model; the rest
+     * of such copies is sorted by its lifetime, as any tensor (a batch's clone: a size of its
+     * own) */
+    return device_copy(in) && in->param_sized && in->phase_alloc == PHASE_FORWARD &&
+           (!in->freed || in->cut_by_oom ||
+            (in->iter_free > in->iter_alloc && in->bwd_free > in->bwd_alloc));
 }
 static int r_params(const classify_input *in)
 {
@@ -69,7 +86,7 @@ static int crossed_backward(const classify_input *in)
 }
 static int r_workspace(const classify_input *in)
 {
-    return TEN(in) && in->workspace;
+    return TEN(in) && in->workspace && !in->input; /* (with input: device_copy) */
 }
 static int r_t_params(const classify_input *in)
 {
@@ -168,6 +185,9 @@ static int r_other(const classify_input *in)
       "a context creation: its size is the driver's used-memory delta")                            \
     X(kernel_code, r_kernel, KERNEL_CODE, "a module / library load: kernel images on the device")  \
     X(external, r_external, EXTERNAL, "driver-level or managed memory: not PyTorch's allocator")   \
+    X(kept_copy, r_kept_copy, PARAMETERS,                                                          \
+      "a weight-sized copy the program made on the device itself after the first forward, kept "   \
+      "past a step (a checkpoint of the weights or of the optimizer's state): held as weights")    \
     X(workspace, r_workspace, WORKSPACE, "allocated under cuBLAS's handle: its workspace, kept")   \
     X(inputs, r_inputs, INPUTS,                                                                    \
       "a batch: get_batch / DataLoader, or made / copied by the program itself")                   \

@@ -89,7 +89,7 @@ int vt__push(vt__pass *p, uint64_t addr, uint64_t size, uint64_t event, int made
                                       INFER_MADE_INPUT | INFER_MADE_INIT | INFER_MADE_WORKSPACE |
                                       INFER_MADE_EVAL),
                      .init = (made & INFER_MADE_INIT) != 0,
-                     .input = (made & INFER_MADE_INPUT) != 0,
+                     .input = (made & INFER_MADE_INPUT) && !(made & INFER_MADE_WORKSPACE),
                      .stack = stack,
                      .attention = (made & INFER_MADE_ATTENTION) != 0,
                      .dropout = (made & INFER_MADE_DROPOUT) != 0,

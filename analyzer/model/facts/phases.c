@@ -444,8 +444,16 @@ stack_facts phases_acc_end(const phases_acc *a)
      * ids, .to(device)), or a framework's data path does, not an operation inside a module */
     /* (random floats too: a diffusion step's noise, not under a module's __init__, where a
      * parameter made with torch.randn on the device is) */
-    r.input = (a->first_py_user == 1 || data) && !fwd && !run &&
-              ((any & FB_RAND) || ((any & FB_NOISE) && !init) || r.to_copy);
+    int own = (a->first_py_user == 1 || data) && !fwd && !run;
+    r.input = own && ((any & FB_RAND) || ((any & FB_NOISE) && !init) || r.to_copy);
+    /* a copy on the device the program's own code makes outside a module (clone: device to
+     * device), such as a checkpoint of the weights or of the optimizer's state kept on the device:
+     * told to classify.c as input and workspace together, which nothing else is (a batch is no
+     * library workspace, and a workspace is made under a matmul, never by the program's copy) */
+    if (own && (any & FB_CLONE) && !r.input) {
+        r.input = 1;
+        r.workspace = 1;
+    }
     r.phase = bwd             ? PHASE_BACKWARD
               : opt           ? PHASE_OPTIMIZER
               : ev            ? PHASE_EVAL

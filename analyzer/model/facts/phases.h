@@ -32,7 +32,8 @@ typedef struct stack_facts {
     uint8_t loss;    /* 1: a cross_entropy / log_softmax / nll_loss frame */
     uint8_t to_copy; /* 1: made by a dtype conversion (a native _to_copy frame) */
     uint8_t has_python;
-    uint8_t workspace; /* 1: under cuBLAS's handle / workspace (a library workspace) */
+    uint8_t workspace; /* 1: under cuBLAS's handle / workspace (a library workspace); with input,
+                        * a copy on the device the program made itself (phases_acc_end) */
     uint8_t attention; /* 1: under a fused attention kernel (sdpa, flash, efficient, cudnn) */
     uint8_t input;     /* 1: the program's own code makes / copies a batch onto the device */
     uint8_t engine;    /* 1: a native frame of the autograd engine (torch::autograd::Engine): what

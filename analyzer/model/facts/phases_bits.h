@@ -36,6 +36,7 @@ enum {
     FB_LOOP_FILE = 1 << 23,  /* framework_loop_file */
     FB_OP = 1 << 24,         /* a native frame of an ATen operator's dispatch (at::_ops::) */
     FB_MODEL_OP = 1 << 25,   /* a native frame of an operator only a model's forward runs */
+    FB_CLONE = 1 << 26,      /* a copy on the device (clone): a batch's, or a weight's kept */
 };
 
 /* phases_native_bits: what a native frame says, from its function's name (demangled) */

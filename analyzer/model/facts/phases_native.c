@@ -71,6 +71,7 @@ uint32_t phases_native_bits(const char *fn)
     for (const char *q = op; q; q = strstr(q + 1, "at::_ops::")) {
         const char *o = q + strlen("at::_ops::");
         b |= !strncmp(o, "randint", 7) || !strncmp(o, "random_", 7) ? FB_RAND : 0;
+        b |= !strncmp(o, "clone::", 7) ? FB_CLONE : 0;
         b |= !strncmp(o, "randn", 5) || !strncmp(o, "rand_like", 9) || !strncmp(o, "rand::", 6) ||
                      !strncmp(o, "normal", 6)
                  ? FB_NOISE

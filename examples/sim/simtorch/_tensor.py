@@ -10,7 +10,7 @@ from ._C import _aten as A
 from ._C import _aten_nn as NN
 from ._C import _tensor as T
 from ._C._autograd import record, needs_grad
-from ._C._aten import ToCopyBackward0
+from ._C._aten import ToCopyBackward0, CloneBackward0
 
 
 class Tensor(T.TensorBase):
@@ -127,9 +127,6 @@ class Tensor(T.TensorBase):
         self.requires_grad = flag
         return self
 
-    def clone(self):
-        return A.clone(self)
-
     def pin_memory(self):
         """A contiguous copy in pinned host memory (the caching host allocator's)."""
         return T.make(self._shape, self.dtype, _C.pinned_storage(self.numel() * self.dtype.itemsize))
@@ -206,6 +203,8 @@ _PLANNER = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.py_object, ctypes.py_object)
 
 
 def _target(arg, t):
+    if arg is None:  # clone: the tensor's own device and type
+        return t.device, t.dtype
     if isinstance(arg, _C.dtype):
         return t.device, arg
     name = arg if isinstance(arg, str) else getattr(arg, "type", str(arg))
@@ -218,7 +217,7 @@ def _plan_copy(t, arg):
     try:
         device, dtype = _target(arg, t)
         _C.tls.copy_plan = (device, dtype)
-        if device == t.device and dtype == t.dtype:
+        if device == t.device and dtype == t.dtype and arg is not None:
             return -1
         if device == "cpu":
             return -3
@@ -245,11 +244,12 @@ def _copy_result(result, func, args):
     st.ptr, st.nbytes, st.device = (result if result != 3 else 0), t.numel() * dtype.itemsize, device
     out = T.make(t._shape, dtype, st)
     if needs_grad(t) and dtype.is_floating_point:
-        record(ToCopyBackward0, [t], [out])
+        record(CloneBackward0 if args[1] is None else ToCopyBackward0, [t], [out])
     return out
 
 
 _to_entry = None
+_clone_entry = None
 
 
 def _entry():
@@ -263,6 +263,22 @@ def _entry():
         fn.errcheck = _copy_result
         _to_entry = fn
     return _to_entry
+
+
+def _clone_fn():
+    global _clone_entry
+    if _clone_entry is None:
+        _entry()  # (the planner set)
+        fn = _C.lazy_init()["_ZN2at6native5cloneEv"]
+        fn.argtypes, fn.restype = [ctypes.py_object, ctypes.py_object], ctypes.c_uint64
+        fn.errcheck = _copy_result
+        _clone_entry = fn
+    return _clone_entry
+
+
+def _bound_clone(self):
+    """Tensor.clone: enters the native library directly, as .to() does."""
+    return functools.partial(_clone_fn(), self, None)
 
 
 def _bound_copy(self):
@@ -282,4 +298,5 @@ def _bound_cpu(self):
 Tensor.to = property(_bound_copy)
 Tensor.cuda = property(_bound_cuda)
 Tensor.cpu = property(_bound_cpu)
+Tensor.clone = property(_bound_clone)
 T.TENSOR_CLASS = Tensor
