@@ -394,10 +394,38 @@ def sim_section(tmp):
             f"{med(cpu) * 1e3:.1f} ms cpu ({events / med(cpu) / 1e6:.1f} M events/s)")
 
 
+def script_section(tmp):
+    """report of a simulated run whose recorded script is 200 KB: tests/python/inline_eval.py with a
+    function never called put in (one .backward(, 3,400 model.eval() lines, then 3,400 `with
+    torch.no_grad():` blocks: the shape that made the reading of inline evaluations in the recorded
+    script (analyzer/model/facts/evalsrc.c) cubic, ~10 minutes a report)."""
+    src = open(os.path.join(ROOT, "tests", "python", "inline_eval.py")).read()
+    n = 3400
+    dead = ["def never_called():", "    loss.backward()"]
+    dead += [f"    m{i}.eval()" for i in range(n)]
+    dead += ["    with torch.no_grad():\n        v = f(x)"] * n
+    at = src.index('if __name__ == "__main__":')
+    script = os.path.join(ROOT, "tests", "python", f".bench_script_{os.getpid()}.py")
+    with open(script, "w") as f:  # (beside inline_eval.py: it finds examples/sim from there)
+        f.write(src[:at] + "\n".join(dead) + "\n\n\n" + src[at:])
+    out = os.path.join(tmp, "script.vt")
+    env = env_with(FAKECUDA_MEM="24G", SIMTORCH_LIB=os.path.join(BUILD, "examples", "libsimtorch.so"))
+    try:
+        run([VT, "run", "-o", out, "--quiet", "--card", "12GiB", "--", sys.executable, script,
+             "--batch_size", "4", "--steps", "2"], env)
+    finally:
+        size = os.path.getsize(script)
+        os.unlink(script)
+    cpu = [run([VT, "report", out])[2] for _ in range(RUNS)]
+    results["recorded_script"] = {"bytes": size, "report_ms_cpu": med(cpu) * 1e3, "report_samples": cpu}
+    row("recorded script", f"report of a run whose script is {size // 1000} KB (3,400 no_grad blocks)",
+        f"{med(cpu) * 1e3:.1f} ms cpu", "<= 1 s", med(cpu) <= 1.0)
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="vt-bench.") as tmp:
         for section in (capture_section, python_section, traces_section, analyzer_section, blocks_section,
-                        sim_section):
+                        sim_section, script_section):
             try:
                 section(tmp)
             except Exception as e:  # a failed section is reported, the others still run

@@ -7,6 +7,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -89,6 +91,11 @@ static void test_not_evaluations(void **state)
                            "        model(b)\n"
                            "    model.train()\n"),
                      0);
+    /* at the module's level, nothing sent back to training */
+    assert_int_equal(lines("loss.backward()\n"
+                           "raw.eval()\n"
+                           "with torch.inference_mode(): out = raw(b)\n"),
+                     0);
     /* another model sent back to training than the one evaluated (train_model.train()) */
     assert_int_equal(lines("def main():\n"
                            "    loss.backward()\n"
@@ -117,6 +124,26 @@ static void test_forms(void **state)
                            "    self.model.train()\n"),
                      2);
     assert_int_equal(g_lines[4] + g_lines[5], 2);
+    /* model.eval() a line before it, model.train() before the evaluation in the loop */
+    assert_int_equal(lines("def main():\n"
+                           "    loss.backward()\n"
+                           "    model.eval()\n"
+                           "    n = 0\n"
+                           "    with torch.no_grad():\n"
+                           "        model(b)\n"
+                           "    model.train()\n"),
+                     1);
+    assert_int_equal(g_lines[6], 1);
+    assert_int_equal(lines("def main():\n"
+                           "    for b in data:\n"
+                           "        model.train()\n"
+                           "        model(b).backward()\n"
+                           "        model.eval()\n"
+                           "        n = 0\n"
+                           "        with torch.no_grad():\n"
+                           "            model(b)\n"),
+                     1);
+    assert_int_equal(g_lines[8], 1);
     /* a string that spans lines, and CRLF line ends */
     assert_int_equal(lines("def main():\r\n"
                            "    \"\"\"docs\r\n"
@@ -169,15 +196,65 @@ static void test_decorated(void **state)
                            "    return m(x)\n"
                            "sample(m)\n"),
                      0);
+    /* never called */
+    assert_int_equal(lines("@torch.no_grad()\n"
+                           "def sample(m):\n"
+                           "    return m(x)\n"
+                           "loss.backward()\n"),
+                     0);
+}
+
+/* a large script is answered, the same way as a small one: 600 functions that each evaluate
+ * inline and call a sampler of their own, and one function of 1,000 model.eval() lines and then
+ * 1,000 no_grad blocks that no model leaves for training (~210 KB, near the 256 KiB a trace
+ * records of a script; asked block by block, such a script took minutes) */
+static void test_large(void **state)
+{
+    (void)state;
+    enum { K = 600, N = 1000, FN_LINES = 12 };
+    size_t cap = 400000, len = 0;
+    char *src = malloc(cap);
+    assert_non_null(src);
+    for (int i = 0; i < K; i++) /* lines 12 i + 1 .. 12 i + 12 */
+        len += (size_t)snprintf(src + len, cap - len,
+                                "@torch.no_grad()\n"
+                                "def sample_%d(m):\n"
+                                "    return m(x)\n"
+                                "def f%d():\n"
+                                "    for step in range(4):\n"
+                                "        loss.backward()\n"
+                                "        if step %% 2:\n"
+                                "            m%d.eval()\n"
+                                "            with torch.no_grad():\n"
+                                "                y = m%d(x)\n"
+                                "            m%d.train()\n"
+                                "    imgs = sample_%d(m%d)\n",
+                                i, i, i, i, i, i, i);
+    len += (size_t)snprintf(src + len, cap - len, "def g():\n    loss.backward()\n");
+    for (int i = 0; i < N; i++)
+        len += (size_t)snprintf(src + len, cap - len, "    n%d.eval()\n", i);
+    for (int i = 0; i < N; i++)
+        len +=
+            (size_t)snprintf(src + len, cap - len, "    with torch.no_grad():\n        v = n(x)\n");
+    assert_true(len > 200000 && len < cap - 1);
+    size_t nl = (size_t)K * FN_LINES + 2 + 3 * (size_t)N + 2;
+    uint8_t *m = malloc(nl);
+    assert_non_null(m);
+    assert_int_equal(evalsrc_lines(src, len, m, nl), 3 * K);
+    for (size_t l = 1; l < nl; l++) {
+        size_t k = (l - 1) % FN_LINES + 1; /* the line in its function's 12 */
+        assert_int_equal(m[l], l <= (size_t)K * FN_LINES && (k == 2 || k == 3 || k == 10));
+    }
+    free(m);
+    free(src);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_inline),
-        cmocka_unit_test(test_not_evaluations),
-        cmocka_unit_test(test_forms),
-        cmocka_unit_test(test_decorated),
+        cmocka_unit_test(test_inline), cmocka_unit_test(test_not_evaluations),
+        cmocka_unit_test(test_forms),  cmocka_unit_test(test_decorated),
+        cmocka_unit_test(test_large),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -129,25 +129,6 @@ static int starts(const char *c, const lline *l, const char *word)
     return l->b - l->a >= m && !memcmp(c + l->a, word, m);
 }
 
-/* body_end: the logical line after the block that line i opens (the first one not indented
- * deeper) */
-static size_t body_end(const lline *L, size_t n, size_t i)
-{
-    size_t j = i + 1;
-    while (j < n && L[j].indent > L[i].indent)
-        j++;
-    return j;
-}
-
-/* parent: the line whose block holds line i (the nearest one before it indented less), n: none */
-static size_t parent(const lline *L, size_t n, size_t i)
-{
-    for (size_t j = i; j-- > 0;)
-        if (L[j].indent < L[i].indent)
-            return j;
-    return n;
-}
-
 /* inline_body: the header line l has code after its colon (with x: y = f()) */
 static int inline_body(const char *c, const lline *l)
 {
@@ -166,75 +147,9 @@ static int inline_body(const char *c, const lline *l)
     return 0;
 }
 
-/* any: needle in the logical lines [from, to) */
-static int any(const char *c, const lline *L, size_t from, size_t to, const char *needle)
-{
-    for (size_t j = from; j < to; j++)
-        if (find(c, L[j].a, L[j].b, needle) != (size_t)-1)
-            return 1;
-    return 0;
-}
-
 static int ident(char ch)
 {
     return ch == '_' || (ch >= '0' && ch <= '9') || ((ch | 32) >= 'a' && (ch | 32) <= 'z');
-}
-
-/* trains_back: a .eval() call in line l whose receiver (model, self.model) is sent back to
- * training (R.train() in the lines [from, to)) */
-static int trains_back(const char *c, const lline *l, const lline *L, size_t from, size_t to)
-{
-    for (size_t at = l->a; (at = find(c, at, l->b, ".eval()")) != (size_t)-1; at++) {
-        size_t r = at;
-        while (r > l->a && (ident(c[r - 1]) || c[r - 1] == '.'))
-            r--;
-        if (r == at || at - r > 120)
-            continue;
-        char want[136];
-        memcpy(want, c + r, at - r);
-        memcpy(want + (at - r), ".train(", 8);
-        for (size_t j = from; j < to; j++)
-            for (size_t k = L[j].a; (k = find(c, k, L[j].b, want)) != (size_t)-1; k++)
-                if (k == L[j].a || (!ident(c[k - 1]) && c[k - 1] != '.'))
-                    return 1;
-    }
-    return 0;
-}
-
-/* inline_eval: the with-block at line w is an inline evaluation (evalsrc.h's rules) */
-static int inline_eval(const char *c, const lline *L, size_t n, size_t w)
-{
-    const lline *h = &L[w];
-    size_t colon = find(c, h->a, h->b, ":");
-    size_t hb = colon == (size_t)-1 ? h->b : colon;
-    if (!starts(c, h, "with ") && !starts(c, h, "with(") && !starts(c, h, "async with "))
-        return 0;
-    if (find(c, h->a, hb, "no_grad(") == (size_t)-1 &&
-        find(c, h->a, hb, "inference_mode(") == (size_t)-1 &&
-        find(c, h->a, hb, "set_grad_enabled(False)") == (size_t)-1)
-        return 0;
-    int one = inline_body(c, h);
-    size_t e = one ? w + 1 : body_end(L, n, w);
-    size_t p = parent(L, n, w);
-    size_t pa = p == n ? 0 : p + 1, pe = p == n ? n : body_end(L, n, p);
-    /* the function around it (the file when none) */
-    size_t fcur = w, f = n;
-    while ((f = parent(L, n, fcur)) != n && !starts(c, &L[f], "def ") &&
-           !starts(c, &L[f], "async def "))
-        fcur = f;
-    size_t fa = f == n ? 0 : f + 1, fe = f == n ? n : body_end(L, n, f);
-    /* no backward in it, nor after it in the block around it; one elsewhere in the function */
-    if ((one ? any(c, L, w, w + 1, ".backward(") : any(c, L, w + 1, e, ".backward(")) ||
-        any(c, L, e, pe, ".backward(") || !any(c, L, fa, fe, ".backward("))
-        return 0;
-    /* model.eval() before it in its block, or in it, that the function sends back to training */
-    for (size_t j = pa; j < w; j++)
-        if (L[j].indent == h->indent && trains_back(c, &L[j], L, fa, fe))
-            return 1;
-    for (size_t j = one ? w : w + 1; j < e; j++)
-        if (trains_back(c, &L[j], L, fa, fe))
-            return 1;
-    return 0;
 }
 
 /* names_pass: the def at line d is named, word for word, like a pass that makes outputs without
@@ -268,46 +183,320 @@ static int names_pass(const char *c, const lline *l, size_t *na, size_t *nb)
     return 0;
 }
 
-/* no_grad_pass: the def at line d, decorated @torch.no_grad() / @torch.inference_mode(), is a
- * pass of its own in a program that trains: named like one (names_pass), no .backward( in it,
- * called somewhere and, at every call, no .backward( after the call in the function around it
- * (a noise sampler under no_grad that the step calls before its backward is the step's) */
-static int no_grad_pass(const char *c, const lline *L, size_t n, size_t d)
+/* What one pass over the logical lines records, so that each block is answered from tables: the
+ * work grows with the script's size times a log, not with a block's lines times its function's
+ * (asked line by line, 3,400 no_grad blocks in one function took ~10 minutes a report). */
+#define NONE ((size_t)-1)
+typedef struct scan {
+    const char *c;
+    const lline *L;
+    size_t n;
+    size_t *par; /* par[i]: the line whose block holds line i (the nearest before it indented less);
+                    n none */
+    size_t *end; /* end[i]: the line after the block line i opens (the first after it not deeper) */
+    size_t *fn;  /* fn[i]: the def around line i (its nearest ancestor that is one); n none */
+    size_t *bw;  /* bw[i]: how many of the lines before line i call .backward( (n + 1 of them) */
+    size_t *prev; /* prev[i]: the line before i at its indentation in its block; NONE */
+    /* of the receivers R of the .eval() calls in a line, the nearest lines that call R.train(
+     * (trains_back: R goes back to training): tp, 1 + the last one at or before it (0: none), ts,
+     * the first one after it (NONE: none); s_: over it and the lines before it at its
+     * indentation in its block (prev's chain); b_: over the lines of the block it opens */
+    size_t *tp, *ts, *stp, *sts, *btp, *bts;
+    size_t *stack;
+} scan;
+
+static int is_def(const char *c, const lline *l)
 {
-    const lline *h = &L[d];
-    size_t na, nb;
-    if ((!starts(c, h, "def ") && !starts(c, h, "async def ")) || !names_pass(c, h, &na, &nb))
-        return 0;
-    int dec = 0;
-    for (size_t j = d; j-- > 0 && L[j].indent == h->indent && starts(c, &L[j], "@");)
-        dec |= find(c, L[j].a, L[j].b, "no_grad(") != (size_t)-1 ||
-               find(c, L[j].a, L[j].b, "inference_mode(") != (size_t)-1;
-    size_t e = body_end(L, n, d);
-    if (!dec || any(c, L, d, e, ".backward(") || !any(c, L, 0, n, ".backward("))
-        return 0;
-    char call[80];
-    if (nb - na + 2 > sizeof call)
-        return 0;
-    memcpy(call, c + na, nb - na);
-    memcpy(call + (nb - na), "(", 2);
-    int calls = 0;
-    for (size_t k = 0; k < n; k++) {
-        if (k == d)
-            continue;
-        for (size_t at = L[k].a; (at = find(c, at, L[k].b, call)) != (size_t)-1; at++) {
-            if (at > L[k].a && ident(c[at - 1]))
+    return starts(c, l, "def ") || starts(c, l, "async def ");
+}
+
+/* backward: a line in [from, to) calls .backward( */
+static int backward(const scan *s, size_t from, size_t to)
+{
+    return from < to && s->bw[to] > s->bw[from];
+}
+
+/* fn_end: the line after the function around line i (the file's end when none) */
+static size_t fn_end(const scan *s, size_t i)
+{
+    return s->fn[i] == s->n ? s->n : s->end[s->fn[i]];
+}
+
+/* trains: the receivers of the .eval() calls in lines whose nearest R.train( lines are tp, ts
+ * (scan's) include one sent back to training in the function [fa, fe) that holds those lines */
+static int trains(size_t tp, size_t ts, size_t fa, size_t fe)
+{
+    return tp > fa || ts < fe;
+}
+
+/* a receiver: the run of name characters and dots before c[at], within [a, at) */
+static size_t receiver(const char *c, size_t a, size_t at)
+{
+    size_t r = at;
+    while (r > a && (ident(c[r - 1]) || c[r - 1] == '.'))
+        r--;
+    return r;
+}
+
+typedef struct recv {
+    size_t a, len, line;
+} recv;
+static const char *g_sort_c; /* (qsort's comparator has no context argument) */
+
+static int recv_cmp3(const char *c, const recv *x, size_t a, size_t len, size_t line)
+{
+    if (x->len != len)
+        return x->len < len ? -1 : 1;
+    int k = memcmp(c + x->a, c + a, len);
+    if (k)
+        return k;
+    return x->line < line ? -1 : x->line > line;
+}
+
+static int recv_cmp(const void *x, const void *y)
+{
+    const recv *b = y;
+    return recv_cmp3(g_sort_c, x, b->a, b->len, b->line);
+}
+
+/* trains_table: every R.train( call (R of at most 120 bytes: a longer .eval() receiver is not
+ * looked up), sorted by R, then line; their count, -1 out of memory */
+static long trains_table(const scan *s, recv **out)
+{
+    size_t cap = 64, m = 0;
+    recv *v = malloc(cap * sizeof *v);
+    if (!v)
+        return -1;
+    for (size_t j = 0; j < s->n; j++)
+        for (size_t at = s->L[j].a; (at = find(s->c, at, s->L[j].b, ".train(")) != NONE; at++) {
+            size_t r = receiver(s->c, s->L[j].a, at);
+            if (r == at || at - r > 120)
                 continue;
-            size_t fcur = k, f;
-            while ((f = parent(L, n, fcur)) != n && !starts(c, &L[f], "def ") &&
-                   !starts(c, &L[f], "async def "))
-                fcur = f;
-            size_t fe = f == n ? n : body_end(L, n, f);
-            if (any(c, L, k, fe, ".backward("))
-                return 0;
-            calls++;
+            if (m == cap) {
+                recv *w = realloc(v, cap * 2 * sizeof *v);
+                if (!w) {
+                    free(v);
+                    return -1;
+                }
+                v = w, cap *= 2;
+            }
+            v[m++] = (recv){r, at - r, j};
+        }
+    g_sort_c = s->c;
+    qsort(v, m, sizeof *v, recv_cmp);
+    *out = v;
+    return (long)m;
+}
+
+/* eval_trains: tp and ts of line j (scan's), from the table of R.train( calls */
+static void eval_trains(scan *s, const recv *v, size_t m, size_t j)
+{
+    const lline *l = &s->L[j];
+    s->tp[j] = 0, s->ts[j] = NONE;
+    for (size_t at = l->a; (at = find(s->c, at, l->b, ".eval()")) != NONE; at++) {
+        size_t r = receiver(s->c, l->a, at), lo = 0, hi = m;
+        if (r == at || at - r > 120)
+            continue;
+        while (lo < hi) { /* the first call of R on a line after j, or the first of a later R */
+            size_t mid = lo + (hi - lo) / 2;
+            if (recv_cmp3(s->c, &v[mid], r, at - r, j + 1) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < m && v[lo].len == at - r && !memcmp(s->c + v[lo].a, s->c + r, at - r) &&
+            v[lo].line < s->ts[j])
+            s->ts[j] = v[lo].line;
+        if (lo > 0 && v[lo - 1].len == at - r && !memcmp(s->c + v[lo - 1].a, s->c + r, at - r) &&
+            v[lo - 1].line + 1 > s->tp[j])
+            s->tp[j] = v[lo - 1].line + 1;
+    }
+}
+
+/* close: line j's block ends at line i (n: the file's end); what it holds joins its parent's */
+static void close_block(scan *s, size_t j, size_t i)
+{
+    s->end[j] = i;
+    size_t p = s->par[j];
+    if (p == s->n)
+        return;
+    size_t tp = s->tp[j] > s->btp[j] ? s->tp[j] : s->btp[j];
+    size_t ts = s->ts[j] < s->bts[j] ? s->ts[j] : s->bts[j];
+    if (tp > s->btp[p])
+        s->btp[p] = tp;
+    if (ts < s->bts[p])
+        s->bts[p] = ts;
+}
+
+/* scan_make: the tables of the logical lines L[0, n) of c; 0, -1 out of memory */
+static int scan_make(scan *s, const char *c, const lline *L, size_t n)
+{
+    memset(s, 0, sizeof *s);
+    s->c = c, s->L = L, s->n = n;
+    size_t **cols[] = {&s->par, &s->end, &s->fn,  &s->prev, &s->tp,   &s->ts,
+                       &s->stp, &s->sts, &s->btp, &s->bts,  &s->stack};
+    size_t k = sizeof cols / sizeof cols[0];
+    size_t *mem = malloc(((k + 1) * n + 1) * sizeof *mem); /* (bw, last, holds n + 1) */
+    if (!mem)
+        return -1;
+    for (size_t i = 0; i < k; i++)
+        *cols[i] = mem + i * n;
+    s->bw = mem + k * n;
+    recv *v = NULL;
+    long m = trains_table(s, &v);
+    if (m < 0) {
+        free(mem);
+        return -1;
+    }
+    s->bw[0] = 0;
+    size_t top = 0;
+    for (size_t i = 0; i < n; i++) {
+        s->bw[i + 1] = s->bw[i] + (find(c, L[i].a, L[i].b, ".backward(") != NONE);
+        eval_trains(s, v, (size_t)m, i);
+        s->btp[i] = 0, s->bts[i] = NONE, s->prev[i] = NONE;
+        for (; top && L[s->stack[top - 1]].indent >= L[i].indent; top--) {
+            size_t j = s->stack[top - 1];
+            if (L[j].indent == L[i].indent)
+                s->prev[i] = j;
+            close_block(s, j, i);
+        }
+        size_t p = top ? s->stack[top - 1] : n;
+        s->par[i] = p;
+        s->fn[i] = p == n ? n : is_def(c, &L[p]) ? p : s->fn[p];
+        size_t q = s->prev[i];
+        s->stp[i] = q != NONE && s->stp[q] > s->tp[i] ? s->stp[q] : s->tp[i];
+        s->sts[i] = q != NONE && s->sts[q] < s->ts[i] ? s->sts[q] : s->ts[i];
+        s->stack[top++] = i;
+    }
+    while (top)
+        close_block(s, s->stack[--top], n);
+    free(v);
+    return 0;
+}
+
+static void scan_free(scan *s)
+{
+    free(s->par); /* (the first column: the whole block) */
+    memset(s, 0, sizeof *s);
+}
+
+/* inline_eval: the with-block at line w is an inline evaluation (evalsrc.h's rules) */
+static int inline_eval(const scan *s, size_t w)
+{
+    const char *c = s->c;
+    const lline *h = &s->L[w];
+    size_t n = s->n, colon = find(c, h->a, h->b, ":");
+    size_t hb = colon == NONE ? h->b : colon;
+    if (!starts(c, h, "with ") && !starts(c, h, "with(") && !starts(c, h, "async with "))
+        return 0;
+    if (find(c, h->a, hb, "no_grad(") == NONE && find(c, h->a, hb, "inference_mode(") == NONE &&
+        find(c, h->a, hb, "set_grad_enabled(False)") == NONE)
+        return 0;
+    int one = inline_body(c, h);
+    size_t e = one ? w + 1 : s->end[w];
+    size_t p = s->par[w], pe = p == n ? n : s->end[p];
+    /* the function around it (the file when none) */
+    size_t f = s->fn[w], fa = f == n ? 0 : f + 1, fe = fn_end(s, w);
+    /* no backward in it, nor after it in the block around it; one elsewhere in the function */
+    if (backward(s, one ? w : w + 1, e) || backward(s, e, pe) || !backward(s, fa, fe))
+        return 0;
+    /* model.eval() before it in its block, or in it, that the function sends back to training */
+    size_t q = s->prev[w];
+    if (q != NONE && trains(s->stp[q], s->sts[q], fa, fe))
+        return 1;
+    return one ? trains(s->tp[w], s->ts[w], fa, fe) : trains(s->btp[w], s->bts[w], fa, fe);
+}
+
+/* a def that may be a pass of its own, and what its name's calls say */
+typedef struct pass {
+    size_t a, len, line; /* its name's bytes, its line */
+    size_t calls, after; /* the first of its name's (sorted): the lines' calls name( of that name
+                          * and those with a .backward( after them; each: those on its own line */
+    size_t own, own_after;
+} pass;
+
+static int pass_cmp(const void *x, const void *y)
+{
+    const pass *p = x, *q = y;
+    if (p->len != q->len)
+        return p->len < q->len ? -1 : 1;
+    return memcmp(g_sort_c + p->a, g_sort_c + q->a, p->len);
+}
+
+/* no_grad_passes: the defs decorated @torch.no_grad() / @torch.inference_mode() that are passes
+ * of their own in a program that trains: named like one (names_pass), no .backward( in them,
+ * called somewhere and, at every call, no .backward( after the call in the function around it (a
+ * noise sampler under no_grad that the step calls before its backward is the step's); is[d] set
+ * for each; -1 out of memory */
+static int no_grad_passes(const scan *s, uint8_t *is)
+{
+    const char *c = s->c;
+    const lline *L = s->L;
+    size_t n = s->n, np = 0;
+    if (!backward(s, 0, n))
+        return 0;
+    pass *P = malloc(n * sizeof *P);
+    size_t *at = malloc(n * sizeof *at); /* by line: its def's index in P, NONE */
+    if (!P || !at) {
+        free(P), free(at);
+        return -1;
+    }
+    for (size_t d = 0; d < n; d++) {
+        const lline *h = &L[d];
+        size_t na, nb;
+        at[d] = NONE;
+        if (!is_def(c, h) || !names_pass(c, h, &na, &nb) || nb - na + 2 > 80)
+            continue;
+        int dec = 0;
+        for (size_t j = d; j-- > 0 && L[j].indent == h->indent && starts(c, &L[j], "@");)
+            dec |= find(c, L[j].a, L[j].b, "no_grad(") != NONE ||
+                   find(c, L[j].a, L[j].b, "inference_mode(") != NONE;
+        if (dec && !backward(s, d, s->end[d]))
+            P[np++] = (pass){na, nb - na, d, 0, 0, 0, 0};
+    }
+    g_sort_c = c;
+    qsort(P, np, sizeof *P, pass_cmp);
+    for (size_t i = 0; i < np; i++)
+        at[P[i].line] = i;
+    /* each call name( (a whole name: nothing of one just before it) counts for every def of that
+     * name but one on its own line */
+    for (size_t k = 0; np && k < n; k++) {
+        size_t after = backward(s, k, fn_end(s, k));
+        for (size_t i = L[k].a; i < L[k].b;) {
+            if (!ident(c[i])) {
+                i++;
+                continue;
+            }
+            size_t a = i;
+            while (i < L[k].b && ident(c[i]))
+                i++;
+            if (i >= L[k].b || c[i] != '(')
+                continue;
+            pass key = {a, i - a, 0, 0, 0, 0, 0};
+            size_t lo = 0, hi = np;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (pass_cmp(&P[mid], &key) < 0)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (lo == np || pass_cmp(&P[lo], &key))
+                continue;
+            P[lo].calls++, P[lo].after += after;
+            if (at[k] != NONE && !pass_cmp(&P[at[k]], &key))
+                P[at[k]].own++, P[at[k]].own_after += after;
         }
     }
-    return calls > 0;
+    for (size_t i = 0, first = 0; i < np; i++) {
+        if (pass_cmp(&P[i], &P[first]))
+            first = i;
+        if (P[first].calls > P[i].own && P[first].after == P[i].own_after)
+            is[P[i].line] = 1;
+    }
+    free(P);
+    free(at);
+    return 0;
 }
 
 size_t evalsrc_lines(const char *src, size_t len, uint8_t *out, size_t nout)
@@ -316,124 +505,34 @@ size_t evalsrc_lines(const char *src, size_t len, uint8_t *out, size_t nout)
     char *c = clean(src, len);
     lline *L = NULL;
     long nl = c ? logical_lines(c, len, &L) : -1;
-    size_t set = 0;
-    for (size_t w = 0; nl > 0 && w < (size_t)nl; w++) {
-        if (no_grad_pass(c, L, (size_t)nl, w)) {
-            size_t e = body_end(L, (size_t)nl, w);
-            for (uint32_t l = L[w].first; l <= L[e - 1].last && l < nout; l++)
-                set += !out[l], out[l] = 1;
-            continue;
-        }
-        if (!inline_eval(c, L, (size_t)nl, w))
-            continue;
-        int one = inline_body(c, &L[w]);
-        size_t e = one ? w + 1 : body_end(L, (size_t)nl, w);
-        uint32_t from = one ? L[w].first : L[w + 1 < e ? w + 1 : w].first, to = L[e - 1].last;
-        for (uint32_t l = from; l <= to && l < nout; l++)
-            set += !out[l], out[l] = 1;
+    scan s;
+    uint8_t *ispass = nl > 0 ? calloc((size_t)nl, 1) : NULL;
+    if (!ispass || scan_make(&s, c, L, (size_t)nl) < 0) {
+        free(ispass), free(L), free(c);
+        return 0;
     }
+    size_t set = 0, n = (size_t)nl;
+    uint32_t done =
+        0; /* the lines up to it are set (blocks come in order, each inside or after the last) */
+    if (no_grad_passes(&s, ispass) == 0)
+        for (size_t w = 0; w < n; w++) {
+            uint32_t from, to;
+            if (ispass[w]) {
+                from = L[w].first, to = L[s.end[w] - 1].last;
+            } else if (inline_eval(&s, w)) {
+                int one = inline_body(c, &L[w]);
+                size_t e = one ? w + 1 : s.end[w];
+                from = one ? L[w].first : L[w + 1 < e ? w + 1 : w].first, to = L[e - 1].last;
+            } else
+                continue;
+            for (uint32_t l = from > done ? from : done + 1; l <= to && l < nout; l++)
+                set += !out[l], out[l] = 1;
+            if (to > done)
+                done = to;
+        }
+    scan_free(&s);
+    free(ispass);
     free(L);
     free(c);
     return set;
-}
-
-void evalsrc_free(evalsrc *e)
-{
-    for (int i = 0; i < e->n; i++)
-        free(e->f[i].line);
-    free(e->code);
-    memset(e, 0, sizeof *e);
-}
-
-/* build: the recorded scripts' inline evaluations, anew when the tables hold more FILE records */
-static void build(evalsrc *e, const tables *t)
-{
-    size_t nf = tables_n_files(t);
-    if (nf == e->nfiles_seen)
-        return;
-    evalsrc_free(e);
-    e->nfiles_seen = nf;
-    for (size_t i = 0; i < nf && e->n < (int)(sizeof e->f / sizeof e->f[0]); i++) {
-        const tables_file *f = tables_file_at(t, i);
-        size_t ln = f ? f->name.len : 0;
-        if (!f || f->kind != VT_FILE_ARG || f->flags || !f->contents.len || ln < 3 ||
-            memcmp(f->name.s + ln - 3, ".py", 3))
-            continue;
-        size_t lines = 2;
-        for (uint32_t k = 0; k < f->contents.len; k++)
-            lines += f->contents.s[k] == '\n';
-        uint8_t *m = malloc(lines);
-        if (!m)
-            continue;
-        if (!evalsrc_lines(f->contents.s, f->contents.len, m, lines)) {
-            free(m);
-            continue;
-        }
-        e->f[e->n].path = f->path.s, e->f[e->n].name = f->name.s;
-        e->f[e->n].line = m, e->f[e->n++].nlines = lines;
-    }
-}
-
-/* file_of: which recorded script code_id's code object is in: its index, -1 none */
-static int file_of(evalsrc *e, const tables *t, uint32_t code_id)
-{
-    if (code_id < e->ncode && e->code[code_id])
-        return e->code[code_id] == 255 ? -1 : e->code[code_id] - 1;
-    const tables_code *cd = tables_code_get(t, code_id);
-    if (!cd) /* (not known yet: asked again) */
-        return -1;
-    int k = -1;
-    for (int i = 0; i < e->n && k < 0; i++) {
-        const char *fn = cd->filename.s, *p = e->f[i].path, *nm = e->f[i].name;
-        size_t lf = cd->filename.len, lp = p ? strlen(p) : 0, ln = nm ? strlen(nm) : 0;
-        if ((lp && lf == lp && !memcmp(fn, p, lp)) ||
-            (!lp && ln && lf >= ln && !memcmp(fn + lf - ln, nm, ln) &&
-             (lf == ln || fn[lf - ln - 1] == '/')))
-            k = i;
-    }
-    if (code_id >= e->ncode && code_id <= 2 * tables_n_codes(t) + 1024) {
-        size_t n = e->ncode ? e->ncode : 256;
-        while (n <= code_id)
-            n *= 2;
-        uint8_t *m = realloc(e->code, n);
-        if (m) {
-            memset(m + e->ncode, 0, n - e->ncode);
-            e->code = m, e->ncode = n;
-        }
-    }
-    if (code_id < e->ncode)
-        e->code[code_id] = k < 0 ? 255 : (uint8_t)(k + 1);
-    return k;
-}
-
-static int on_line(const evalsrc *e, int k, int line)
-{
-    return k >= 0 && line > 0 && (size_t)line < e->f[k].nlines && e->f[k].line[line];
-}
-
-int evalsrc_stack(evalsrc *e, tables *t, const tables_stack *st)
-{
-    build(e, t);
-    if (!e->n)
-        return 0;
-    for (unsigned i = 0; i < st->n_python; i++) {
-        uint64_t raw = st->frames[st->n_native + i];
-        int k = file_of(e, t, VT_PYFRAME_CODE(raw));
-        if (k < 0)
-            continue;
-        tables_frame fr;
-        tables_resolve_frame(t, raw, TABLES_FRAME_PYTHON, &fr);
-        if (on_line(e, k, fr.line))
-            return 1;
-    }
-    return 0;
-}
-
-int evalsrc_frames(evalsrc *e, const tables *t, const tables_frame *f, size_t n)
-{
-    build(e, t);
-    for (size_t i = 0; e->n && i < n; i++)
-        if (f[i].kind == TABLES_FRAME_PYTHON && on_line(e, file_of(e, t, f[i].code_id), f[i].line))
-            return 1;
-    return 0;
 }

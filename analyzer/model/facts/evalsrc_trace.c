@@ -1,0 +1,107 @@
+/* evalsrc_trace.c — the inline evaluations of one trace's recorded scripts (evalsrc_lines of
+ * each, evalsrc.c), and whether a stack passes through one. Interface: evalsrc.h. */
+#include "evalsrc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void evalsrc_free(evalsrc *e)
+{
+    for (int i = 0; i < e->n; i++)
+        free(e->f[i].line);
+    free(e->code);
+    memset(e, 0, sizeof *e);
+}
+
+/* build: the recorded scripts' inline evaluations, anew when the tables hold more FILE records */
+static void build(evalsrc *e, const tables *t)
+{
+    size_t nf = tables_n_files(t);
+    if (nf == e->nfiles_seen)
+        return;
+    evalsrc_free(e);
+    e->nfiles_seen = nf;
+    for (size_t i = 0; i < nf && e->n < (int)(sizeof e->f / sizeof e->f[0]); i++) {
+        const tables_file *f = tables_file_at(t, i);
+        size_t ln = f ? f->name.len : 0;
+        if (!f || f->kind != VT_FILE_ARG || f->flags || !f->contents.len || ln < 3 ||
+            memcmp(f->name.s + ln - 3, ".py", 3))
+            continue;
+        size_t lines = 2;
+        for (uint32_t k = 0; k < f->contents.len; k++)
+            lines += f->contents.s[k] == '\n';
+        uint8_t *m = malloc(lines);
+        if (!m)
+            continue;
+        if (!evalsrc_lines(f->contents.s, f->contents.len, m, lines)) {
+            free(m);
+            continue;
+        }
+        e->f[e->n].path = f->path.s, e->f[e->n].name = f->name.s;
+        e->f[e->n].line = m, e->f[e->n++].nlines = lines;
+    }
+}
+
+/* file_of: which recorded script code_id's code object is in: its index, -1 none */
+static int file_of(evalsrc *e, const tables *t, uint32_t code_id)
+{
+    if (code_id < e->ncode && e->code[code_id])
+        return e->code[code_id] == 255 ? -1 : e->code[code_id] - 1;
+    const tables_code *cd = tables_code_get(t, code_id);
+    if (!cd) /* (not known yet: asked again) */
+        return -1;
+    int k = -1;
+    for (int i = 0; i < e->n && k < 0; i++) {
+        const char *fn = cd->filename.s, *p = e->f[i].path, *nm = e->f[i].name;
+        size_t lf = cd->filename.len, lp = p ? strlen(p) : 0, ln = nm ? strlen(nm) : 0;
+        if ((lp && lf == lp && !memcmp(fn, p, lp)) ||
+            (!lp && ln && lf >= ln && !memcmp(fn + lf - ln, nm, ln) &&
+             (lf == ln || fn[lf - ln - 1] == '/')))
+            k = i;
+    }
+    if (code_id >= e->ncode && code_id <= 2 * tables_n_codes(t) + 1024) {
+        size_t n = e->ncode ? e->ncode : 256;
+        while (n <= code_id)
+            n *= 2;
+        uint8_t *m = realloc(e->code, n);
+        if (m) {
+            memset(m + e->ncode, 0, n - e->ncode);
+            e->code = m, e->ncode = n;
+        }
+    }
+    if (code_id < e->ncode)
+        e->code[code_id] = k < 0 ? 255 : (uint8_t)(k + 1);
+    return k;
+}
+
+static int on_line(const evalsrc *e, int k, int line)
+{
+    return k >= 0 && line > 0 && (size_t)line < e->f[k].nlines && e->f[k].line[line];
+}
+
+int evalsrc_stack(evalsrc *e, tables *t, const tables_stack *st)
+{
+    build(e, t);
+    if (!e->n)
+        return 0;
+    for (unsigned i = 0; i < st->n_python; i++) {
+        uint64_t raw = st->frames[st->n_native + i];
+        int k = file_of(e, t, VT_PYFRAME_CODE(raw));
+        if (k < 0)
+            continue;
+        tables_frame fr;
+        tables_resolve_frame(t, raw, TABLES_FRAME_PYTHON, &fr);
+        if (on_line(e, k, fr.line))
+            return 1;
+    }
+    return 0;
+}
+
+int evalsrc_frames(evalsrc *e, const tables *t, const tables_frame *f, size_t n)
+{
+    build(e, t);
+    for (size_t i = 0; e->n && i < n; i++)
+        if (f[i].kind == TABLES_FRAME_PYTHON && on_line(e, file_of(e, t, f[i].code_id), f[i].line))
+            return 1;
+    return 0;
+}
