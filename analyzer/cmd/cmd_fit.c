@@ -24,6 +24,7 @@
 #include "fit_trial.h"
 #include "notes.h"
 #include "replay.h"
+#include "report.h"
 
 enum {
     OPT_CARD = CLI_LONG_ONLY,
@@ -88,6 +89,25 @@ static void on_signal(int sig)
 
 /* read_traces: replays every *.vt in dir into t (peak, OOM, capacity, categories). Returns
  * the number of traces read; an unreadable one is reported and skipped. */
+/* batch_now: the micro-batch a training trace shows at the moment its report explains (the
+ * tensors' peak, else the process peak: report_batch_now), else its first forward's; 0 where
+ * neither is read. (The first forward's alone had told a micro-batch ramp, 4 -> 16 at
+ * --batch_size 16, that {B} was not the micro-batch, where its report says it is.) */
+static long batch_now(const replay_result *r)
+{
+    const infer_result *ir = &r->inferred;
+    const infer_value *ib = &ir->v[INFER_batch_size], *iT = &ir->v[INFER_block_size];
+    uint64_t tokens = 0, images = 0;
+    report_batch_now(r, r->tensor_mode && r->at_tensors.n ? &r->at_tensors : &r->at_peak, ir,
+                     &tokens, &images);
+    uint64_t T = iT->known && iT->value > 0 ? (uint64_t)iT->value : 0;
+    if (images)
+        return (long)images;
+    if (tokens && T && tokens % T == 0)
+        return (long)(tokens / T);
+    return ib->known && ib->value > 0 ? (long)ib->value : 0;
+}
+
 static int read_traces(const char *dir, fit_trial *t)
 {
     DIR *d = opendir(dir);
@@ -109,10 +129,8 @@ static int read_traces(const char *dir, fit_trial *t)
             if ((int)r->accum > t->accum)
                 t->accum = (int)r->accum;
             t->backward |= r->backward_passes > 0;
-            const infer_value *ib = &r->inferred.v[INFER_batch_size];
-            if (!t->trace_b && r->has_inferred && ib->known && ib->value > 0 &&
-                !r->inferred.tokens_eval) /* (its first forward's: a training's) */
-                t->trace_b = (long)ib->value;
+            if (!t->trace_b && r->has_inferred && !r->inferred.tokens_eval)
+                t->trace_b = batch_now(r);
             if ((int)r->iterations > t->steps)
                 t->steps = (int)r->iterations;
             if (r->peak_process >= t->peak && !t->oom) {

@@ -37,9 +37,10 @@ typedef struct fit_trial {
     int timed_out;    /* killed at the limit: in the table, the search stops */
     uint64_t out_cut; /* bytes of its output left out of its log */
     int ntraces;
-    long trace_b; /* the micro-batch its first forward's inputs show (the token batch over T,
-                   * or its images; 0: not read): {B} is not it where the command's flag is
-                   * another batch (the optimizer's, split by the program) */
+    long trace_b; /* the micro-batch its inputs show at the moment its report explains (the
+                   * token batch over T, or its images; else its first forward's; 0: not read):
+                   * {B} is not it where the command's flag is another batch (the optimizer's,
+                   * split by the program) */
 } fit_trial;
 
 typedef struct fit_job {

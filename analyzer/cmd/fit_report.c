@@ -118,7 +118,7 @@ void fit_print_table(const fit_job *j, long best, long best_a, int interrupted, 
         if (j->has_a)
             printf(", accumulate %ld steps (effective batch %ld)", best_a, j->effective);
         if (tb) /* (a global batch flag had been told "largest micro-batch ... 367" for 91) */
-            printf(" (not the micro-batch: at {B} = %ld its trace's first forward took a batch of "
+            printf(" (not the micro-batch: at {B} = %ld its trace's forwards took a batch of "
                    "%ld, so the command's flag is another batch)",
                    best, tb);
         printf("\n");
