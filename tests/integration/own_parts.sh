@@ -36,6 +36,13 @@ timeout 300 "$VT" run -q --card 12GiB -o mingpt.vt -- python3 "$ROOT/tests/pytho
 "$VT" report --no-color mingpt.vt >mingpt.txt || fail "mingpt: report failed"
 grep -q "^  evidence  *the program's own model class GPT on the Python stacks (GPT.forward in model.py)$" \
     mingpt.txt || fail "mingpt: $(grep '^  evidence' mingpt.txt)"
+# the same with no arguments: its argparse flags make it an argparse script, never nanoGPT's
+# configurator command line (its docstring's word "configurator" had: "configuration (nanoGPT)")
+timeout 300 "$VT" run -q --card 12GiB -o mingpt0.vt -- python3 "$ROOT/tests/python/mingpt_train.py" \
+    </dev/null >mingpt0.out 2>&1 || { tail -n 5 mingpt0.out; fail "mingpt0: run failed"; }
+"$VT" report --no-color mingpt0.vt >mingpt0.txt || fail "mingpt0: report failed"
+grep -q "^configuration (an argparse script)" mingpt0.txt && ! grep -q "nanoGPT" mingpt0.txt ||
+    fail "mingpt0: $(grep -m3 'nanoGPT\|^configuration' mingpt0.txt)"
 python3 - <<'PY' || exit 1
 import json, sys
 bad = []

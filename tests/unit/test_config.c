@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "vramtrace/trace_format.h"
 
 static char dir[256];
 
@@ -366,6 +367,38 @@ static void test_program_kinds(void **state)
     assert_int_equal(c.v[CFG_compile].i, 0);
 }
 
+/* the recorded script decides an empty command line's kind: a configurator it runs (upstream's
+ * exec, an import) is nanoGPT's; the word in a docstring or a comment is not */
+static void test_program_source(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *src;
+        config_program want;
+    } cases[] = {
+        {"exec(open('configurator.py').read()) # overrides\nbatch_size = 12\n", PROG_NANOGPT},
+        {"from configurator import parse_config\n", PROG_NANOGPT},
+        {"\"\"\"minGPT's layout: no configurator here.\"\"\"\nimport argparse\n"
+         "ap.add_argument('--steps', type=int)\n",
+         PROG_ARGPARSE},
+        {"\"\"\"A loop\nthat needs no configurator\n\"\"\"\n# exec(open('configurator.py'))\n"
+         "ap.add_argument('--steps')\n",
+         PROG_ARGPARSE},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        config_recfile f = {
+            .name = "t.py", .data = cases[i].src, .len = strlen(cases[i].src), .kind = VT_FILE_ARG};
+        config_files fs = {1, &f, 1};
+        nano_config c;
+        config_init(&c);
+        c.files = &fs;
+        char err[256] = "";
+        const char *argv[] = {"python3", "t.py"};
+        assert_int_equal(config_from_cmdline(&c, 2, argv, dir, err, sizeof err), 0);
+        assert_int_equal(c.program, cases[i].want);
+    }
+}
+
 /* Nothing said is lost: a line too long to read is a note, and notes past what is kept are
  * counted; unknown values are unknown, never nanoGPT's defaults (config_forget_defaults). */
 static void test_notes_and_unknown(void **state)
@@ -467,10 +500,11 @@ static void test_key_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_defaults),          cmocka_unit_test(test_file_and_overrides),
-        cmocka_unit_test(test_arithmetic),        cmocka_unit_test(test_bad_values),
-        cmocka_unit_test(test_cmdline),           cmocka_unit_test(test_program_kinds),
-        cmocka_unit_test(test_notes_and_unknown), cmocka_unit_test(test_key_names),
+        cmocka_unit_test(test_defaults),       cmocka_unit_test(test_file_and_overrides),
+        cmocka_unit_test(test_arithmetic),     cmocka_unit_test(test_bad_values),
+        cmocka_unit_test(test_cmdline),        cmocka_unit_test(test_program_kinds),
+        cmocka_unit_test(test_program_source), cmocka_unit_test(test_notes_and_unknown),
+        cmocka_unit_test(test_key_names),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

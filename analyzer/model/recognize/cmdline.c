@@ -304,9 +304,52 @@ static int source_has(const config_recfile *f, const char *what)
  * plain script's when it defines argparse flags (an empty command line had been taken for
  * nanoGPT's: "change: --n_layer=9" to a script with no such flag), else one with flags
  * vramtrace cannot know (hard-coded values, flags defined elsewhere). */
+/* count_of: occurrences of w in s[0..n) */
+static int count_of(const char *s, size_t n, const char *w)
+{
+    int k = 0;
+    size_t wl = strlen(w);
+    for (size_t i = 0; i + wl <= n; i++)
+        if (!memcmp(s + i, w, wl))
+            k++, i += wl - 1;
+    return k;
+}
+
+/* uses_configurator: a line of code (not in a docstring, not a comment) runs or imports a
+ * configurator: upstream nanoGPT's exec(open('configurator.py').read()), an import of one. The
+ * word alone had been taken for it: a docstring saying "no configurator" made minGPT's layout
+ * nanoGPT's command line ("configuration (nanoGPT)"). */
+static int uses_configurator(const config_recfile *f)
+{
+    int in_doc = 0;
+    for (size_t i = 0; i < f->len;) {
+        const char *line = f->data + i;
+        const char *nl = memchr(line, '\n', f->len - i);
+        size_t n = nl ? (size_t)(nl - line) : f->len - i;
+        i += n + 1;
+        int quotes = count_of(line, n, "\"\"\"") + count_of(line, n, "'''");
+        int was = in_doc;
+        if (quotes % 2)
+            in_doc = !in_doc;
+        if (was || quotes)
+            continue; /* (a docstring's line, or one that opens or closes one) */
+        const char *code = line;
+        while (code < line + n && (*code == ' ' || *code == '\t'))
+            code++;
+        const char *hash = memchr(code, '#', (size_t)(line + n - code));
+        size_t cn = (size_t)((hash ? hash : line + n) - code);
+        if (!count_of(code, cn, "configurator"))
+            continue;
+        if (count_of(code, cn, "exec(") || !strncmp(code, "import ", 7) ||
+            !strncmp(code, "from ", 5))
+            return 1;
+    }
+    return 0;
+}
+
 static config_program script_program(const config_recfile *f)
 {
-    if (source_has(f, "configurator"))
+    if (uses_configurator(f))
         return PROG_NANOGPT;
     return source_has(f, "add_argument(") ? PROG_ARGPARSE : PROG_UNKNOWN;
 }
