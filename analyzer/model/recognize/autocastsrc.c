@@ -29,14 +29,18 @@ static size_t call_end(const char *s, size_t i, size_t len)
     return len;
 }
 
+/* name_char: c may stand in a Python name before a word (one that ends there is no match) */
+static int name_char(char c)
+{
+    return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
 /* has: the text s[a..b) holds word w not inside a longer name ("float16" is not "bfloat16") */
 static int has(const char *s, size_t a, size_t b, const char *w)
 {
     size_t n = strlen(w);
     for (size_t i = a; i + n <= b; i++)
-        if (!memcmp(s + i, w, n) &&
-            (i == a || (s[i - 1] != '_' && !(s[i - 1] >= 'a' && s[i - 1] <= 'z') &&
-                        !(s[i - 1] >= 'A' && s[i - 1] <= 'Z'))))
+        if (!memcmp(s + i, w, n) && (i == a || !name_char(s[i - 1])))
             return 1;
     return 0;
 }
@@ -73,8 +77,7 @@ int autocast_src_dtype(const config_files *fs, char *out, size_t n)
                 break;
             if (s[i] == '\n')
                 line++;
-            if (i + cl > cf->len || memcmp(s + i, call, cl) ||
-                (i > 0 && (s[i - 1] == '_' || (s[i - 1] >= 'a' && s[i - 1] <= 'z')))) {
+            if (i + cl > cf->len || memcmp(s + i, call, cl) || (i > 0 && name_char(s[i - 1]))) {
                 i++;
                 continue;
             }
