@@ -76,7 +76,8 @@
     O(after_forward, "measured_after_forward")                                                     \
     O(grads_kept, "gradients_kept_through_forward")                                                \
     O(oom_in_step, "oom_in_optimizer_step")                                                        \
-    O(eval_cut, "evaluation_cut")
+    O(eval_cut, "evaluation_cut")                                                                  \
+    O(state_not_kept, "optimizer_state_not_kept")
 
 /* exact_number: d under key as the digits that read back as d itself (the fewest of 15, 16, 17;
  * cJSON's own "%1.15g" is taken when it reads back within its tolerance, a unit in the last

@@ -2,6 +2,8 @@
 a checkpoint on the device, as hand-written loops do: after each --save_every steps, a clone of
 every weight and of every optimizer state tensor (`{k: v.clone()}`-style), kept alive until the
 next one is made (the old one dropped first). With --ckpt_host the copies go to the host instead.
+With --offload the optimizer's state is moved to the host after each step (st[k] = v.cpu()) and
+brought back with .cuda() just before the next one, as loops short of memory do by hand.
 Prints its truth (VRAMTRACE_TORCH_STATS): the weights', the state's and the checkpoint's bytes on
 the device (those of a weight's size apart from the state's 4-byte step counters), one batch's
 bytes. Used by tests/integration/ckpt_device.sh."""
@@ -60,6 +62,7 @@ def main():
     ap.add_argument("--max_iters", type=int, default=4)
     ap.add_argument("--save_every", type=int, default=1)
     ap.add_argument("--ckpt_host", action="store_true")
+    ap.add_argument("--offload", action="store_true")
     a = ap.parse_args()
     truth = {"batch_size": a.batch_size, "seq_len": a.block_size, "steps": 0, "checkpoints": 0,
              "oom": False, "oom_phase": None}
@@ -82,8 +85,18 @@ def main():
             loss.backward()
             del x, loss
             phase = "optimizer"
+            for st in opt.state.values():  # the state kept on the host, brought back for the step
+                for k in list(st):
+                    if hasattr(st[k], "is_cuda") and not st[k].is_cuda:
+                        st[k] = st[k].cuda()
             opt.step()
+            truth["optim_state_bytes"] = tensor_bytes(state_tensors(opt))
             opt.zero_grad(set_to_none=True)
+            if a.offload:
+                for st in opt.state.values():
+                    for k in list(st):
+                        if hasattr(st[k], "is_cuda") and st[k].is_cuda:
+                            st[k] = st[k].cpu()
             truth["steps"] = it + 1
             if (it + 1) % a.save_every == 0:
                 phase = "checkpoint"

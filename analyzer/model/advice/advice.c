@@ -205,14 +205,14 @@ static void kv_with_checkpointing(const model_calib *c, gpt_shape *s)
         s->no_kv_cache = 1;
 }
 
-/* predict_raw: s's step (steady: with the optimizer's state, after the first step; else at s's
- * own iteration0) */
+/* predict_raw: s's step (steady: with the optimizer's state, after the first step, unless the
+ * program keeps none between its steps: state_not_kept; else at s's own iteration0) */
 static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *out, int steady)
 {
     memset(out, 0, sizeof *out);
     gpt_shape s2 = *s;
     if (steady)
-        s2.iteration0 = 0;
+        s2.iteration0 = c->state_not_kept;
     kv_with_checkpointing(c, &s2);
     cat_breakdown ref;
     formula_refined(&s2, &ref);
@@ -223,7 +223,7 @@ static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *ou
         int weights =
             k == CAT_PARAMETERS || k == CAT_GRADIENTS || k == CAT_OPTIMIZER || k == CAT_AUTOCAST;
         /* (measured after the forward: what a forward holds of it is not that moment's) */
-        int gone = advice_after_forward_gone(c, k);
+        int gone = advice_after_forward_gone(c, k) || (k == CAT_OPTIMIZER && c->state_not_kept);
         /* (a forward cut short: at least what an earlier forward held, calib.fwd_whole) */
         uint64_t mk = c->measured.bytes[k] > c->fwd_whole.bytes[k] ? c->measured.bytes[k]
                                                                    : c->fwd_whole.bytes[k];
@@ -412,16 +412,16 @@ static void predict_oom(const model_calib *c, const gpt_shape *s, prediction *ou
 }
 
 /* predict_backward_end: the formula's end of the backward (formula_backward_end) at shape s
- * (steady: with the optimizer's state), its weights, state and gradients the run's moved to s
- * where a run was measured; the fixed bytes the calibration carries (measured, or its defaults:
- * cuBLAS's workspace, the CUDA context) and the cache as with_cache has it. */
+ * (steady: with the optimizer's state, as predict_raw), its weights, state and gradients the run's
+ * moved to s where a run was measured; the fixed bytes the calibration carries (measured, or its
+ * defaults: cuBLAS's workspace, the CUDA context) and the cache as with_cache has it. */
 static void predict_backward_end(const model_calib *c, const gpt_shape *s, int steady,
                                  prediction *out)
 {
     memset(out, 0, sizeof *out);
     gpt_shape s2 = *s;
     if (steady)
-        s2.iteration0 = 0;
+        s2.iteration0 = c->state_not_kept;
     formula_backward_end(&s2, &out->by_cat);
     if (c->calibrated) { /* the weights' rows as the run measured them, moved to s */
         prediction raw;
@@ -435,6 +435,20 @@ static void predict_backward_end(const model_calib *c, const gpt_shape *s, int s
     for (size_t i = 0; i < NFIXED; i++)
         out->by_cat.bytes[fixed_cats[i]] = c->fixed[fixed_cats[i]];
     advice_with_cache(c, &s2, out, cat_breakdown_tensors(&out->by_cat));
+}
+
+int advice_calib_state_unkept(model_calib *c)
+{
+    if (c->after_forward != 1 || c->state_not_kept || c->global || c->partial || c->has_oom ||
+        c->lower || !c->measured.bytes[CAT_OPTIMIZER])
+        return 0;
+    prediction with, without;
+    predict_raw(c, &c->measured_shape, &with, 1);
+    c->state_not_kept = 1;
+    predict_raw(c, &c->measured_shape, &without, 1);
+    uint64_t meas = cat_breakdown_tensors(&c->measured);
+    c->state_not_kept = with.tensor_bytes > meas && without.tensor_bytes <= meas;
+    return c->state_not_kept;
 }
 
 /* predict_forward: the formula's prediction, anchored on the run's own measurement: at the

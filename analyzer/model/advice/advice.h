@@ -108,6 +108,11 @@ typedef struct model_calib {
     /* 1: step is not measured but the step a run that died before its first one would have
      * reached (advice_unreached_step) */
     int step_unreached;
+    /* 1: the program keeps no optimizer state between its steps: steps ran before the measured
+     * moment, its step holds state (step), and none was live there (offloaded to the host, or
+     * freed after each step): a what-if's forward and backward hold none either (model.c
+     * model_state_not_kept); the step itself, with its state, is predict_step's */
+    int state_not_kept;
     /* the evaluation pass's own batch (a command line's --eval-batch-size 16), where the run's
      * tensors peaked in that pass; 0: none. A micro-batch leaves that pass as it is: a
      * prediction is at least the run's own batch's, the other knobs the what-if's. */
@@ -223,6 +228,12 @@ void advice_calibrate_oom(model_calib *c, const cat_breakdown *live, uint64_t re
  * optimizer step, had its activations fitted to a 4-byte scalar and every forward anchored down
  * to that moment: 5.69 GiB of tensors predicted for a later step that took 6.71.) */
 int advice_calib_after_forward(model_calib *c, const uint64_t largest[CAT_COUNT]);
+/* advice_calib_state_unkept: c, so calibrated on a step's moment that held the optimizer's
+ * state, sets state_not_kept where the run says its forwards held none: at its own shape a
+ * forward with the state would hold more tensors than the run's peak, a later moment, did, and
+ * one without it no more (a program that moves AdamW's state to the host after each step, peak
+ * 6.05 GiB in its step, had been told its configuration needs 8.61). Returns the flag. */
+int advice_calib_state_unkept(model_calib *c);
 /* advice_eval_train_ratios: c, calibrated on an evaluation at its own batch, gets the training
  * forward's ratios (c->train_ratio) from largest, each category's largest live bytes over the
  * run: the activations' (an evaluation saves none), the formula's for logits/loss, attention and

@@ -448,6 +448,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     m->calib.grads_kept = !strcmp(m->rec.loop, "lightning"); /* (zero_grad after the forward) */
     if (f->has_at_step && m->calib.calibrated && !m->calib.global)
         m->calib.step = f->at_step; /* what-ifs need at least the step moved to their shape */
+    m->calib.state_not_kept = model_state_not_kept(m, f);
     /* one step, its state made after the forward measured: a second step reserves what its
      * step taken again through the allocator's rules does (replay_again.c), where the
      * simulation reserved what the run did (model_second_step) */
@@ -469,7 +470,8 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     if (f->has_oom && cat_breakdown_total(&f->at_oom) > 0)
         model_oom_calibrate(m, f);
     else if (!f->has_oom && model_peak_after_forward(f) && strcmp(f->peak_phase, "eval"))
-        advice_calib_after_forward(&m->calib, f->cat_peak); /* (an evaluation's: its own) */
+        if (advice_calib_after_forward(&m->calib, f->cat_peak) && f->iterations >= 2)
+            advice_calib_state_unkept(&m->calib); /* (a forward after a step: the 2nd's) */
     gpt_shape steady = m->shape;
     steady.iteration0 = 0;
     steady.accum_unknown = !m->shape.no_training && advice_accum_unknown(&m->cfg);

@@ -39,6 +39,12 @@ static int device_copy(const classify_input *in)
 {
     return in->tensor_api && in->input && in->workspace;
 }
+/* host_copy: a tensor the program's own code copied or made onto the device after a backward
+ * began (training under way: not the first step's batch), outside a module */
+static int host_copy(const classify_input *in)
+{
+    return in->tensor_api && in->input && !in->workspace && in->bwd_alloc > 0;
+}
 static int r_kept_copy(const classify_input *in)
 {
     /* a weight's size, made after the first forward and kept past the optimizer step after it,
@@ -49,6 +55,15 @@ static int r_kept_copy(const classify_input *in)
     return device_copy(in) && in->param_sized && in->phase_alloc == PHASE_FORWARD &&
            (!in->freed || in->cut_by_oom ||
             (in->iter_free > in->iter_alloc && in->bwd_free > in->bwd_alloc));
+}
+static int r_state_back(const classify_input *in)
+{
+    /* a weight's size, copied onto the device after a backward and freed once the optimizer
+     * step after it began, before the next backward: state the program keeps on the host
+     * between steps (AdamW's moments have the weights' sizes), brought back for the step (a
+     * batch lives through its backward) */
+    return host_copy(in) && in->param_sized && in->phase_alloc == PHASE_FORWARD && in->freed &&
+           !in->cut_by_oom && in->iter_free > in->iter_alloc && in->bwd_free == in->bwd_alloc;
 }
 static int r_params(const classify_input *in)
 {
@@ -188,6 +203,9 @@ static int r_other(const classify_input *in)
     X(kept_copy, r_kept_copy, PARAMETERS,                                                          \
       "a weight-sized copy the program made on the device itself after the first forward, kept "   \
       "past a step (a checkpoint of the weights or of the optimizer's state): held as weights")    \
+    X(state_back, r_state_back, OPTIMIZER,                                                         \
+      "a weight-sized copy the program made on the device after a backward, freed after the "      \
+      "optimizer step that followed: optimizer state kept on the host between steps")              \
     X(workspace, r_workspace, WORKSPACE, "allocated under cuBLAS's handle: its workspace, kept")   \
     X(inputs, r_inputs, INPUTS,                                                                    \
       "a batch: get_batch / DataLoader, or made / copied by the program itself")                   \
