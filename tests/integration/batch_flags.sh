@@ -15,17 +15,13 @@
 # (--ngpus) 4", "change: --ngpus 8"); a count of devices is no accumulation, whatever its name.
 # Every number checked is the program's own (its FACTS line).
 set -u
-fail() { echo "batch_flags: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP batch_flags: no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+. "$ROOT/tests/sim_env.sh"
 run() { # name, program, arguments
     n=$1 p=$2
     shift 2
     timeout 300 "$VT" run --card 12GiB -o "$n.vt" -- python3 "$ROOT/tests/python/$p" "$@" \
         </dev/null >"$n.out" 2>&1 || { tail -n 5 "$n.out"; fail "$n: run failed"; }
-    "$VT" report --no-color "$n.vt" >"$n.txt" && "$VT" report --json "$n.vt" >"$n.json" ||
-        fail "$n: report failed"
+    report_both "$n"
 }
 run ramp batch_ramp.py --batch_size 16
 run ramp2 batch_ramp.py --batch_size 16 --steps 2

@@ -7,10 +7,8 @@
 # never blames "too large for the card" (its advice had recommended halving a micro-batch "needing
 # ~28.32 GiB" on 64 GiB). The SIMULATED GPT-2 at B=16 runs out of its 16 GiB device.
 set -u
-fail() { echo "card_over_device: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP card_over_device: no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=16GiB
+. "$ROOT/tests/sim_env.sh"
+export FAKECUDA_MEM=16GiB # smaller than its 64 GiB card: the device runs out first
 timeout 300 "$VT" run -q --card 64GiB -o big.vt -- python3 "$ROOT/examples/sim/sim_hf.py" --model gpt2 \
     --batch-size 16 --steps 1 </dev/null >run.out 2>&1
 [ -s big.vt ] || { cat run.out; fail "no trace"; }

@@ -8,17 +8,13 @@
 # never inputs, and the error's cause names them (kept_copies) with their bytes; the same batch
 # with the copies on the host runs through (the program's own truth).
 set -u
-fail() { echo "ckpt_device: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP ckpt_device: no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+. "$ROOT/tests/sim_env.sh"
 run() { # name, arguments
     n=$1
     shift
     timeout 300 "$VT" run -q --card 3GiB -o "$n.vt" -- python3 "$ROOT/tests/python/ckpt_device.py" "$@" \
         </dev/null >"$n.out" 2>&1
-    "$VT" report --no-color "$n.vt" >"$n.txt" && "$VT" report --json "$n.vt" >"$n.json" ||
-        fail "$n: report failed"
+    report_both "$n"
 }
 run fit --batch_size 8
 run oom --batch_size 10

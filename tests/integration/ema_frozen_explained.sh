@@ -8,10 +8,7 @@
 # program's own count of its weights less its trainable ones). A teacher of the student's own
 # size stays "unknown": the program's own EMA copy of the student (copy.deepcopy) has those sizes.
 set -u
-fail() { echo "ema_frozen_explained: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP ema_frozen_explained: no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+. "$ROOT/tests/sim_env.sh"
 # name | card | sim_hf.py's flags | words the EMA row must hold
 while IFS='|' read -r name card flags words; do
     # shellcheck disable=SC2086

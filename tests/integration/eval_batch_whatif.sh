@@ -10,10 +10,7 @@
 # evaluating 48 beside B=2 had been told 48 -> 17 at 11.14 GiB, "an upper bound"; at 17 it took
 # 11.55 after a retry).
 set -u
-fail() { echo "eval_batch_whatif: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP eval_batch_whatif: no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+. "$ROOT/tests/sim_env.sh"
 sim() { # name, arguments of sim_hf.py
     n=$1
     shift

@@ -8,10 +8,8 @@
 # runs out of memory (Lightning Llama 400M at B=3, GPT-2 distillation at B=6). And an
 # evaluation out of memory in its forward is told what its "activations" row holds.
 set -u
-fail() { echo "eval_largest: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP eval_largest: no python3"; exit 77; }
-SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB "$VT" run -q --card 12GiB -o e8.vt -- \
+. "$ROOT/tests/sim_env.sh"
+"$VT" run -q --card 12GiB -o e8.vt -- \
     python3 "$ROOT/examples/sim/sim_hf.py" --model gpt2 --batch-size 8 --steps 3 --eval-only >e8.out 2>&1 ||
     { tail -n 3 e8.out; fail "run failed"; }
 "$VT" report --json e8.vt >e8.json && "$VT" report --no-color e8.vt >e8.txt && "$VT" report --html e8.html e8.vt >/dev/null ||

@@ -7,10 +7,7 @@
 # recommendation now lowers the peak (by 1 % at least), checkpointing keeps the evaluation's
 # peak, and the recommended run, measured, has no retry, a lower peak and the tensors predicted.
 set -u
-fail() { echo "eval_retry: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP eval_retry: no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+. "$ROOT/tests/sim_env.sh"
 bert() { # name, extra arguments
     n=$1
     shift

@@ -8,10 +8,7 @@
 # prediction held to at most 5 % under the tensors it requested and 10 % over its
 # max_memory_allocated; at B=2 the prediction stays the evaluation's, as measured.
 set -u
-fail() { echo "eval_train_whatif: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP eval_train_whatif: no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+. "$ROOT/tests/sim_env.sh"
 T="$ROOT/examples/traces/sim/gpt2_evalb16_b2_fit.vt"
 timeout 300 "$VT" run -q --card 23GiB -o b8.vt -- python3 "$ROOT/examples/sim/sim_hf.py" --model gpt2 \
     --batch-size 8 --eval-batch-size 16 --steps 2 </dev/null >b8.out 2>&1 || fail "the B=8 run failed"

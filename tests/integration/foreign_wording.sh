@@ -7,10 +7,8 @@
 # own --steps, and "--iters 2" with no {I} to set; report --grad-accum 4 of a ResNet echoed as
 # "(gradient_accumulation_steps=4)".
 set -u
-fail() { echo "foreign_wording: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP foreign_wording: no python3"; exit 77; }
-export LD_LIBRARY_PATH="$FAKE" SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+. "$ROOT/tests/sim_env.sh"
+export LD_LIBRARY_PATH="$FAKE"
 # 1. a ViT script's own --compile, run eager (the simulation's torch.compile)
 timeout 300 "$VT" run -q --card 12GiB -o vit.vt -- python3 "$ROOT/examples/sim/sim_vision.py" \
     --model vit-b16 --batch-size 32 --steps 1 --compile >vit.out 2>&1 || { tail -n 3 vit.out; fail "vit run failed"; }

@@ -4,10 +4,7 @@
 # for (the trace's 16-bit weight copies are the same in bfloat16; "no GradScaler" had made it
 # "bfloat16"), in the text report and the JSON.
 set -u
-fail() { echo "fp16_by_hand: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP fp16_by_hand: no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+. "$ROOT/tests/sim_env.sh"
 timeout 300 "$VT" run --card 12GiB -o f.vt -- python3 "$ROOT/tests/python/fp16_by_hand.py" \
     </dev/null >f.out 2>&1 || { cat f.out; fail "run failed"; }
 want=$(sed -n 's/^autocast \([a-z0-9]*\), trained [0-9]* steps$/\1/p' f.out)

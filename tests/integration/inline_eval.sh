@@ -10,15 +10,11 @@
 # the evaluation's own flag is named; at 8 the run fits and its evaluation's peak is the eval
 # phase's, not the forward's.
 set -u
-fail() { echo "inline_eval: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP inline_eval: no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+. "$ROOT/tests/sim_env.sh"
 run() { # name, the evaluation's batch
     timeout 300 "$VT" run -q --card 12GiB -o "$1.vt" -- python3 "$ROOT/tests/python/inline_eval.py" \
         --batch_size 4 --eval_batch_size "$2" </dev/null >"$1.out" 2>&1
-    "$VT" report --no-color "$1.vt" >"$1.txt" && "$VT" report --json "$1.vt" >"$1.json" ||
-        fail "$1: report failed"
+    report_both "$1"
 }
 run oom 32
 run fits 8

@@ -12,10 +12,7 @@
 # bounds; the same run without auto_find_batch_size ends in the error (no error caught), and a
 # run that fits catches none. tests/python/oom_retry.py is a loop of its own that does the same.
 set -u
-fail() { echo "oom_caught: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP oom_caught: no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+. "$ROOT/tests/sim_env.sh"
 run() { # name, model, card, extra arguments
     n=$1 m=$2 card=$3
     shift 3
@@ -60,8 +57,7 @@ run caught2 gpt2-medium 12GiB --auto-find-batch-size --max-steps 2
 retry() { # name, micro-batches to try
     BS=$2 timeout 300 "$VT" run --card "${CARD:-12GiB}" -o "$1.vt" -- python3 "$ROOT/tests/python/oom_retry.py" \
         </dev/null >"$1.out" 2>&1 || fail "$1: run failed"
-    "$VT" report --no-color "$1.vt" >"$1.txt" && "$VT" report --json "$1.vt" >"$1.json" ||
-        fail "$1: report failed"
+    report_both "$1"
 }
 retry r14 14,4
 export EVAL=64

@@ -9,10 +9,8 @@
 # with autocast's 16-bit copies of its weights (650.5 MiB, freed with its forward's tensors; none
 # live at the failure), 6.27 GiB of tensors for the 5.63 its run on 7 GiB measured.
 set -u
-fail() { echo "oom_first_step: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP oom_first_step: no python3"; exit 77; }
-SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB "$VT" run -q --card 2816MiB -o d.vt -- \
+. "$ROOT/tests/sim_env.sh"
+"$VT" run -q --card 2816MiB -o d.vt -- \
     python3 "$ROOT/examples/sim/sim_diffusion.py" --batch-size 2 --steps 3 >d.out 2>&1
 "$VT" report --no-color d.vt >d.txt || fail "report"
 grep -q '^  events .* 1 optimizer step (out of memory in it)' d.txt || fail "not the first step: $(grep '^  events' d.txt)"
@@ -20,7 +18,6 @@ grep -q '^    the OOM came in the first optimizer step, when the optimizer creat
     fail "$(grep -A1 '^  cause' d.txt)"
 "$VT" report --json d.vt | python3 -c 'import json,sys; o=json.load(sys.stdin)["oom"]; assert o["cause"] == "spike" and "first optimizer step" in o["evidence"], o' ||
     fail "JSON"
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
 for g in 6 7; do
     "$VT" run -q --card ${g}GiB -o l$g.vt -- python3 "$ROOT/examples/sim/sim_hf.py" --model llama-400m \
         --batch-size 1 --seq-len 256 --steps 3 >l$g.out 2>&1

@@ -8,17 +8,13 @@
 # recognised as peft's. A class GPT in minGPT's layout (tests/python/mingpt/model.py, no nanoGPT
 # class beside it, no configurator) had been "nanoGPT's model class" by its file's name, model.py.
 set -u
-fail() { echo "own_parts: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP own_parts: no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+. "$ROOT/tests/sim_env.sh"
 run() { # name, arguments
     n=$1
     shift
     timeout 300 "$VT" run --card 12GiB -o "$n.vt" -- python3 "$ROOT/tests/python/own_parts.py" "$@" \
         </dev/null >"$n.out" 2>&1 || { tail -n 5 "$n.out"; fail "$n: run failed"; }
-    "$VT" report --no-color "$n.vt" >"$n.txt" && "$VT" report --json "$n.vt" >"$n.json" ||
-        fail "$n: report failed"
+    report_both "$n"
 }
 run plain
 run ema --ema

@@ -5,10 +5,7 @@
 # of the trace's weights) for the program's 3,145,728, the report's own count; from the trace and
 # from its report's JSON alike. A what-if of another model keeps the share of its P.
 set -u
-fail() { echo "predict_lora_count: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP predict_lora_count: no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+. "$ROOT/tests/sim_env.sh"
 timeout 300 "$VT" run -q -o x.vt -- python3 "$ROOT/examples/sim/sim_hf.py" --model llama-400m --lora-rank 16 --ema \
     --batch-size 8 --steps 2 </dev/null >x.out 2>&1 || { tail -n 3 x.out; fail "run failed"; }
 "$VT" report --json x.vt >x.json || fail "report"

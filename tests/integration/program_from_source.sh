@@ -10,10 +10,7 @@
 # for" beside advice spelled with its flags. A script with no flags of its own gets no flag, and
 # nanoGPT-style scripts (a configurator) stay nanoGPT's.
 set -u
-fail() { echo "program_from_source: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP program_from_source: no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+. "$ROOT/tests/sim_env.sh"
 SIM="$ROOT/examples/sim"
 # a user's loop around nanoGPT's model class (the simulation's): its own flags, or none
 for kind in flags fixed; do

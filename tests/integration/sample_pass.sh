@@ -10,15 +10,11 @@
 # sampling pass's, no micro-batch is recommended and --sample_batch is named (report, predict
 # --from); at 8 the run fits and its sampling's peak is the eval phase's, not the forward's.
 set -u
-fail() { echo "sample_pass: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP sample_pass: no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+. "$ROOT/tests/sim_env.sh"
 run() { # name, the sampling's batch
     timeout 300 "$VT" run -q --card 12GiB -o "$1.vt" -- python3 "$ROOT/tests/python/sample_pass.py" \
         --batch_size 4 --sample_batch "$2" </dev/null >"$1.out" 2>&1
-    "$VT" report --no-color "$1.vt" >"$1.txt" && "$VT" report --json "$1.vt" >"$1.json" ||
-        fail "$1: report failed"
+    report_both "$1"
 }
 run oom 32
 run fits 8

@@ -11,10 +11,7 @@
 # make: a string is no call (the scan had taken it for a second kind, "the script constructs
 # several kinds (AdamW( line 5, SGD( line 35", its optimizer unknown).
 set -u
-fail() { echo "sgd_plain: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP sgd_plain: no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+. "$ROOT/tests/sim_env.sh"
 run() { # name, arguments
     n=$1
     shift

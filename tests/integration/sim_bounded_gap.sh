@@ -20,10 +20,7 @@
 # most), so one begins inside a backward; if none does the test skips, saying so. A slice that
 # ends at the gap's first moment touches it (the test had once failed on the µs floats' sum).
 set -u
-fail() { echo "sim_bounded_gap: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP sim_bounded_gap: no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+. "$ROOT/tests/sim_env.sh"
 # run NAME EXAMPLES [OPTIONS]: the simulated long run (EXAMPLES/sim) traced into NAME.vt, its
 # report NAME.json
 run() {

@@ -6,10 +6,7 @@
 # 1.68 GiB of cache assumed, and its run held 2.89 GiB of cache and kept 3.6 % free. The row now
 # says "with at most 2.71 GiB the rest keeps 5 % free", and the run's cache was more than that.
 set -u
-fail() { echo "sim_cache_decides: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP sim_cache_decides: no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+. "$ROOT/tests/sim_env.sh"
 kd() { # name, more arguments
     n=$1
     shift

@@ -8,10 +8,7 @@
 # zero_grad, so no optimizer step of its own (a bounded nanoGPT run of 100 steps counted 40 in
 # the events it kept, 39 of them steps: the optimizer steps whose summaries lie outside the gap).
 set -u
-fail() { echo "sim_chunked: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP sim_chunked: no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+. "$ROOT/tests/sim_env.sh"
 sim() { # sim NAME STEPS OPTIONS...
     n=$1 s=$2
     shift 2

@@ -8,10 +8,7 @@
 # largest weight of d's multiples. A GPT-2 student of a GPT-2 medium teacher (tied heads) was
 # read right before and still is.
 set -u
-fail() { echo "sim_distill_shape: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP sim_distill_shape: no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+. "$ROOT/tests/sim_env.sh"
 # name | student | teacher | L d V T of the student
 while IFS='|' read -r name student teacher shape; do
     timeout 300 "$VT" run -q --card 24GiB -o "$name.vt" -- python3 "$ROOT/examples/sim/sim_hf.py" \

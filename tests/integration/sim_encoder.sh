@@ -15,15 +15,11 @@
 # fits names both optimizers, as the OOM run does (it had named AdamW alone, whose state is
 # 1.4 % of the two's).
 set -u
-fail() { echo "sim_encoder: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP sim_encoder: no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+. "$ROOT/tests/sim_env.sh"
 for b in 64 128; do
     timeout 300 "$VT" run --card 12GiB -o "enc$b.vt" -- python3 "$ROOT/tests/python/enc_cls.py" \
         --bs $b </dev/null >"enc$b.out" 2>&1
-    "$VT" report --no-color "enc$b.vt" >"enc$b.txt" && "$VT" report --json "enc$b.vt" >"enc$b.json" ||
-        fail "enc$b: report failed"
+    report_both "enc$b"
 done
 NO_COLOR=1 "$VT" predict --from enc64.vt >predict64.txt 2>&1 || fail "predict --from enc64.vt failed"
 python3 - <<'PYEOF' || exit 1

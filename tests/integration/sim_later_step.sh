@@ -13,9 +13,7 @@
 # B=16, ResNet-50 with AdamW at B=256) the cache share it measured is kept, and the note says
 # what later steps measured beside that (ADVICE_LATER_STEP: 11 % below to 11 % above).
 set -u
-fail() { echo "sim_later_step: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP sim_later_step: no python3"; exit 77; }
+. "$ROOT/tests/sim_env.sh"
 i=0
 # kind (taken again / share kept), the one-step run's card, lowest and highest later peak over
 # the prediction, program and flags
@@ -27,7 +25,7 @@ while read -r kind card lo hi prog flags; do
         [ "$steps" = 3 ] && c=40GiB
         [ "$c" = 40GiB ] && mem=48GiB
         # shellcheck disable=SC2086
-        SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=$mem "$VT" run -q --card "$c" \
+        FAKECUDA_MEM=$mem "$VT" run -q --card "$c" \
             -o "p${i}_s$steps.vt" -- python3 "$ROOT/examples/sim/$prog" $flags --steps "$steps" \
             >"p$i.out" 2>&1 || { tail -n 3 "p$i.out"; fail "run $prog $flags, $steps steps, failed"; }
         "$VT" report --json "p${i}_s$steps.vt" >"p${i}_s$steps.json" &&

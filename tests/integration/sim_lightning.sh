@@ -12,10 +12,7 @@
 # Llama 160M at B=12, out of memory in its second micro-batch: B=8 predicted as its sibling took,
 # 9.25 GiB of tensors; with its logits held at the formula's 12*B*T*V, 9.70).
 set -u
-fail() { echo "sim_lightning: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP sim_lightning: no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+. "$ROOT/tests/sim_env.sh"
 S="$ROOT/examples/traces/sim"
 "$VT" predict --from "$S/lightning_llama400m_b4_a2_oom_forward.vt" --batch-size 2 --grad-accum 4 \
     --json >p.json || fail "predict --from the Lightning trace"

@@ -10,10 +10,7 @@
 # Python frames is the operation its native frames name (at::_ops::addmm), once, with no "via";
 # the allocator's own library never names one.
 set -u
-fail() { echo "sim_native_stacks: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP sim_native_stacks: no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+. "$ROOT/tests/sim_env.sh"
 for m in all native none; do
     timeout 300 "$VT" run -q --stacks $m --card 24GiB -o "v_$m.vt" -- python3 "$ROOT/examples/sim/sim_vision.py" \
         --model vit-b16 --batch-size 64 --steps 2 </dev/null >"v_$m.out" 2>&1 ||

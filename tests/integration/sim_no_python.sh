@@ -10,9 +10,7 @@
 # state the steps made is said to be in other rows (never "no optimizer state was alive"), and the
 # current configuration needs what the completed run took, not that plus the state again.
 set -u
-fail() { echo "sim_no_python: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP sim_no_python: no python3"; exit 77; }
+. "$ROOT/tests/sim_env.sh"
 for m in all native none; do
     timeout 300 "$VT" run --stacks $m --card 12GiB -o "s_$m.vt" -- python3 \
         "$ROOT/examples/sim/sim_train.py" "$ROOT/examples/gpt/config/gpt2-124m-12gb.py" \
@@ -77,7 +75,6 @@ done
 # first forward's), so the weights are never read as 16-bit (no "16-bit parameters", no doubled
 # P or width, AdamW's 8 B per trainable parameter); without native frames or with them cut short,
 # the report says so at its top, in JSON and on the HTML page
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
 for c in "llama all" "llama python" "llama depth3" "bert all" "bert native"; do
     set -- $c
     model=llama-160m opt="--stacks all"

@@ -5,10 +5,7 @@
 # through its steps, takes 7.75: the state left out); with one micro-step its model was not
 # inferred at all ("the transformer formula needs the sequence length T").
 set -u
-fail() { echo "sim_no_step: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP sim_no_step: no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+. "$ROOT/tests/sim_env.sh"
 for a in 1 2; do
     for how in "pre --exit-before-step" "full"; do
         set -- $how
@@ -16,8 +13,7 @@ for a in 1 2; do
         timeout 300 "$VT" run --card 12GiB -o "$1_$a.vt" -- python3 "$ROOT/examples/sim/sim_hf.py" \
             --model gpt2 --batch-size 4 --grad-accum $a --steps 2 ${2:-} >"$1_$a.out" 2>&1 ||
             { tail -n 5 "$1_$a.out"; fail "A=$a $1: run failed"; }
-        "$VT" report --no-color "$1_$a.vt" >"$1_$a.txt" && "$VT" report --json "$1_$a.vt" >"$1_$a.json" ||
-            fail "A=$a $1: report failed"
+        report_both "$1_$a" "A=$a $1"
     done
     grep -q '"steps": 0' "pre_$a.out" || fail "A=$a: the program took a step: $(grep -o '"steps": [0-9]*' "pre_$a.out")"
     grep -q '^  events .* 0 optimizer steps' "pre_$a.txt" || fail "A=$a: $(grep '^  events' "pre_$a.txt")"

@@ -8,10 +8,7 @@
 # is within 2 % of its run's tensors, not below them by more. (And a Llama whose OOM came in its
 # second forward: below.)
 set -u
-fail() { echo "sim_oom_later_step: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP sim_oom_later_step: no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+. "$ROOT/tests/sim_env.sh"
 gan() { # name, batch
     timeout 300 "$VT" run -q --card 12GiB -o "$1.vt" -- python3 "$ROOT/examples/sim/sim_gan.py" --batch-size "$2" \
         --width 128 --steps 4 </dev/null >"$1.out" 2>&1

@@ -14,10 +14,7 @@
 # MiB for 475, until the first free of a young tensor said the forward had begun: an operator only a
 # forward runs says it now).
 set -u
-fail() { echo "sim_stackless_oom: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP sim_stackless_oom: no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+. "$ROOT/tests/sim_env.sh"
 for mode in native none; do
     timeout 300 "$VT" run -q --stacks $mode --card 12GiB -o $mode.vt -- python3 "$ROOT/examples/sim/sim_hf.py" \
         --model gpt2 --batch-size 16 --seq-len 1024 --steps 2 </dev/null >$mode.out 2>&1

@@ -10,10 +10,7 @@
 # its gradients (zero_grad) before the next backward now says the optimizer's; accumulation's
 # micro-steps stay steps of their own (6 of them, 3 ending in an optimizer step).
 set -u
-fail() { echo "sim_stackless_steps: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP sim_stackless_steps: no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+. "$ROOT/tests/sim_env.sh"
 # name | program and its arguments | steps | optimizer steps
 while IFS='|' read -r name prog steps opt; do
     for m in all native none; do

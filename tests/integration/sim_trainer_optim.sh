@@ -8,10 +8,7 @@
 # line, and B=2 with 8 steps recommended, whose run takes the tensors predicted (within 2 %), its
 # process no more than predicted.
 set -u
-fail() { echo "sim_trainer_optim: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP sim_trainer_optim: no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+. "$ROOT/tests/sim_env.sh"
 S="$ROOT/examples/sim"
 # variant B A: the script as committed, its TrainingArguments' literals changed (the copy finds
 # the simulation where the original does)

@@ -7,10 +7,7 @@
 # logits of the backward counted as temporaries, 1.16 GiB where the same run without that batch
 # has 153 MiB). The run with it reads as the run without it.
 set -u
-fail() { echo "vocab_eval_first: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP vocab_eval_first: no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+. "$ROOT/tests/sim_env.sh"
 for how in plain first; do
     # shellcheck disable=SC2046
     timeout 300 "$VT" run -q --card 12GiB -o "$how.vt" -- python3 "$ROOT/examples/sim/sim_hf.py" \

@@ -6,10 +6,7 @@
 # summary of 320.0 MiB (18 of 20 runs).
 set -u
 export LD_LIBRARY_PATH="$FAKE"
-fail() { echo "watch_died: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP watch_died: no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+. "$ROOT/tests/sim_env.sh"
 cat >die.py <<PY
 import os, signal, sys
 sys.path.insert(0, "$ROOT/examples/sim")

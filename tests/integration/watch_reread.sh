@@ -9,10 +9,7 @@
 # GPT.forward (47 steps, "+5906991.75 TiB/step", for one killed from outside after 1.5 s).
 set -u
 export LD_LIBRARY_PATH="$FAKE"
-fail() { echo "watch_reread: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP watch_reread: no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+. "$ROOT/tests/sim_env.sh"
 # the run kills itself (SIGKILL) as its step 20 begins, its 19 steps' events all in its first 1 MiB
 # slot (60 steps' plain trace: 880 KB)
 cat >killself.py <<'PY'
