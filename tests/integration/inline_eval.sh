@@ -11,28 +11,8 @@
 # phase's, not the forward's.
 set -u
 . "$ROOT/tests/sim_env.sh"
-run() { # name, the evaluation's batch
-    timeout 300 "$VT" run -q --card 12GiB -o "$1.vt" -- python3 "$ROOT/tests/python/inline_eval.py" \
-        --batch_size 4 --eval_batch_size "$2" </dev/null >"$1.out" 2>&1
-    report_both "$1"
-}
-run oom 32
-run fits 8
-python3 - oom.json oom.out fits.json fits.out <<'PY' || fail "see above"
-import json, sys
-def truth(path):
-    return next(json.loads(l.split(" ", 1)[1]) for l in open(path) if l.startswith("VRAMTRACE_TORCH_STATS "))
-r, t, f, tf = json.load(open(sys.argv[1])), truth(sys.argv[2]), json.load(open(sys.argv[3])), truth(sys.argv[4])
-assert t["oom"] and t["oom_phase"] == "eval" and t["steps"] == 2, t  # (the case)
-assert r["oom"]["phase"] == "eval", r["oom"]["phase"]
-assert r["iterations"] == t["steps"], r["iterations"]
-# no smaller micro-batch recommended: each keeps the evaluation's batch of 32
-assert not [a for a in r["advice"] if a["recommended"]], [a["change"] for a in r["advice"] if a["recommended"]]
-assert not tf["oom"] and tf["evals"] == 1, tf
-# the fitting run's evaluation is the eval phase's, above its forward's peak
-ph = f["phases"]
-assert ph.get("eval", 0) > ph["forward"], ph
-PY
+. "$ROOT/tests/side_pass.sh"
+side_pass inline_eval eval_batch_size eval evals
 grep -q "during eval;" oom.txt || fail "oom: $(grep '^OOM' oom.txt)"
 grep -q "an evaluation pass with a batch of its own (--eval_batch_size 32 on the command line)" oom.txt ||
     fail "oom: the evaluation's flag not named: $(grep -A3 '^advice' oom.txt)"

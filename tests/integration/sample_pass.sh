@@ -11,27 +11,8 @@
 # --from); at 8 the run fits and its sampling's peak is the eval phase's, not the forward's.
 set -u
 . "$ROOT/tests/sim_env.sh"
-run() { # name, the sampling's batch
-    timeout 300 "$VT" run -q --card 12GiB -o "$1.vt" -- python3 "$ROOT/tests/python/sample_pass.py" \
-        --batch_size 4 --sample_batch "$2" </dev/null >"$1.out" 2>&1
-    report_both "$1"
-}
-run oom 32
-run fits 8
-python3 - oom.json oom.out fits.json fits.out <<'PY' || fail "see above"
-import json, sys
-def truth(path):
-    return next(json.loads(l.split(" ", 1)[1]) for l in open(path) if l.startswith("VRAMTRACE_TORCH_STATS "))
-r, t, f, tf = json.load(open(sys.argv[1])), truth(sys.argv[2]), json.load(open(sys.argv[3])), truth(sys.argv[4])
-assert t["oom"] and t["oom_phase"] == "sampling" and t["steps"] == 2, t  # (the case)
-assert r["oom"]["phase"] == "eval", r["oom"]["phase"]
-assert r["iterations"] == t["steps"], r["iterations"]
-# no smaller micro-batch recommended: each keeps the sampling's batch of 32
-assert not [a for a in r["advice"] if a["recommended"]], [a["change"] for a in r["advice"] if a["recommended"]]
-assert not tf["oom"] and tf["samplings"] == 1, tf
-ph = f["phases"]
-assert ph.get("eval", 0) > ph["forward"], ph
-PY
+. "$ROOT/tests/side_pass.sh"
+side_pass sample_pass sample_batch sampling samplings
 grep -q "during eval;" oom.txt || fail "oom: $(grep '^OOM' oom.txt)"
 grep -q "in a sampling pass with a batch of its own (--sample_batch 32 on the command line)" oom.txt ||
     fail "oom: the sampling's flag not named: $(grep -A3 '^advice' oom.txt)"
