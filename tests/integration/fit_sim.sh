@@ -8,15 +8,11 @@
 # runs: early (fit against a sweep of simulated runs: about 2 minutes)
 set -u
 PY=${PYTHON:-python3}
-command -v "$PY" >/dev/null 2>&1 || { echo "no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so"
-[ -f "$SIMTORCH_LIB" ] || { echo "fit_sim: $SIMTORCH_LIB not built"; exit 1; }
+. "$ROOT/tests/sim_env.sh"
 export LD_LIBRARY_PATH="$FAKE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export FAKECUDA_MEM=24GiB # the device is larger than the cards: OOMs come from --card
 SIM="$ROOT/examples/sim/sim_train.py"
 CFG="$ROOT/examples/gpt/config/gpt2-124m-12gb.py"
 ARGS="--eval_iters=1 --eval_interval=1000 --compile=False"
-fail() { echo "fit_sim: $*"; exit 1; }
 
 # brute CARD B...: the largest B that fits with 5 % headroom, each B run and reported alone
 brute() {

@@ -7,11 +7,8 @@
 # program with the same arguments: every field of it, with the same values, OOM included.
 set -u
 PY=${PYTHON:-python3}
-command -v "$PY" >/dev/null 2>&1 || { echo "no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so"
-[ -f "$SIMTORCH_LIB" ] || { echo "gpu_programs: $SIMTORCH_LIB not built"; exit 1; }
-export FAKECUDA_MEM=24GiB PYTHONDONTWRITEBYTECODE=1
-fail() { echo "gpu_programs: $*"; exit 1; }
+. "$ROOT/tests/sim_env.sh"
+export PYTHONDONTWRITEBYTECODE=1
 E=$ROOT/examples
 S=$E/sim
 

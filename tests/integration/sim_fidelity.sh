@@ -6,12 +6,9 @@
 # peak within 4 KiB, the same parameter, gradient and optimizer-state bytes, the same outcome.
 set -u
 PY=${PYTHON:-python3}
-command -v "$PY" >/dev/null 2>&1 || { echo "no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so"
-[ -f "$SIMTORCH_LIB" ] || { echo "sim_fidelity: $SIMTORCH_LIB not built"; exit 1; }
+. "$ROOT/tests/sim_env.sh"
 S="$ROOT/examples/sim"
 FACTS="$ROOT/examples/traces/h100-torch2.11/facts.jsonl"
-fail() { echo "sim_fidelity: $*"; exit 1; }
 
 # compare NAME TRACE: the simulation's stats line (NAME.out) against TRACE's line in FACTS
 compare() {

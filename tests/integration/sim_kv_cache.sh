@@ -9,11 +9,8 @@
 # equals what the report of the run without the cache says that configuration needs.
 set -u
 PY=${PYTHON:-python3}
-command -v "$PY" >/dev/null 2>&1 || { echo "no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so"
-[ -f "$SIMTORCH_LIB" ] || { echo "sim_kv_cache: $SIMTORCH_LIB not built"; exit 1; }
+. "$ROOT/tests/sim_env.sh"
 export LD_LIBRARY_PATH="$FAKE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export FAKECUDA_MEM=24GiB # the device is larger than the card: an OOM comes from --card
 fail() { echo "FAIL: $*"; exit 1; }
 
 # run NAME ARGS...: a traced simulated run and its report (NAME.json)

@@ -16,11 +16,9 @@
 #     the trained ones, fp32: the trainable count is the program's, never "not even 1 fits".
 set -u
 PY=${PYTHON:-python3}
-command -v "$PY" >/dev/null 2>&1 || { echo "no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so"
-[ -f "$SIMTORCH_LIB" ] || { echo "sim_own16: $SIMTORCH_LIB not built"; exit 1; }
+. "$ROOT/tests/sim_env.sh"
 export LD_LIBRARY_PATH="$FAKE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export FAKECUDA_MEM=24GiB NO_COLOR=1
+export NO_COLOR=1
 for m in lora master; do
     "$VT" run --card 12GiB -q -o "$m.vt" -- "$PY" "$ROOT/examples/sim/sim_own16.py" --mode $m \
         --batch 2 --seq 512 >"$m.out" 2>&1 || { cat "$m.out"; echo "sim_own16: $m failed"; exit 1; }

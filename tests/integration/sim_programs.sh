@@ -11,12 +11,8 @@
 # PyTorch: recognized as checkpointing on, compile off).
 set -u
 PY=${PYTHON:-python3}
-command -v "$PY" >/dev/null 2>&1 || { echo "no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so"
-[ -f "$SIMTORCH_LIB" ] || { echo "sim_programs: $SIMTORCH_LIB not built"; exit 1; }
-export FAKECUDA_MEM=24GiB # larger than the card: the OOMs come from vramtrace's --card
+. "$ROOT/tests/sim_env.sh"
 S="$ROOT/examples/sim"
-fail() { echo "sim_programs: $*"; exit 1; }
 
 # case NAME EXPECT PROGRAM ARGS...: EXPECT is fit, or oom:PHASE (forward / backward)
 case_run() {
