@@ -5,12 +5,9 @@
 # allocator, gradient accumulation adding the fp32 gradients, usage errors.
 set -u
 PY=${PYTHON:-python3}
-command -v "$PY" >/dev/null 2>&1 || { echo "no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so"
-[ -f "$SIMTORCH_LIB" ] || { echo "ex_sim: $SIMTORCH_LIB not built"; exit 1; }
+. "$ROOT/tests/sim_env.sh"
 SIM="$ROOT/examples/sim/sim_train.py"
 CFG="$ROOT/examples/gpt/config/gpt2-124m-12gb.py"
-fail() { echo "ex_sim: $*"; exit 1; }
 stats() { sed -n 's/^VRAMTRACE_TORCH_STATS //p' "$1" >"$1.json"; }
 ARGS="--max_iters=2 --eval_iters=1 --eval_interval=1000"
 

@@ -5,9 +5,7 @@
 # are within 3 % / 10 % of the simulated caching allocator's.
 set -u
 PY=${PYTHON:-python3}
-command -v "$PY" >/dev/null 2>&1 || { echo "no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so"
-[ -f "$SIMTORCH_LIB" ] || { echo "predict_sim: $SIMTORCH_LIB not built"; exit 1; }
+. "$ROOT/tests/sim_env.sh"
 export LD_LIBRARY_PATH="$FAKE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 CFG="$ROOT/examples/gpt/config/gpt2-124m-12gb.py"
 fail() { echo "FAIL: $*"; exit 1; }

@@ -6,10 +6,7 @@
 # analyzer reads only what was recorded; PyTorch's torch/version.py is recorded too.
 set -u
 PY=${PYTHON:-python3}
-command -v "$PY" >/dev/null 2>&1 || { echo "no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so"
-[ -f "$SIMTORCH_LIB" ] || { echo "trace_portable: $SIMTORCH_LIB not built"; exit 1; }
-fail() { echo "trace_portable: $*"; exit 1; }
+. "$ROOT/tests/sim_env.sh"
 SIM="$ROOT/examples/sim/sim_train.py"
 
 # 1. nanoGPT config mode: a config file in the run directory, overridden by an argument
