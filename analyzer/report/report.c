@@ -15,10 +15,12 @@ static const char *env_value(const replay_result *r, const char *name)
 }
 
 /* What a stack was made under (made_of): transformers' KV cache code (cache_utils.py), peft's
- * (LoRA adapters: what trains when no gradient was measured), an EMA's (recognize_ema_code: its
- * kind above MADE_EMA_SHIFT); looked up once per stack and once per code object (made_memo:
- * stack id, code id -> MADE_DONE | it). */
-enum { MADE_KV = 1, MADE_PEFT = 2, MADE_DONE = 4, MADE_EMA_SHIFT = 8 };
+ * (LoRA adapters: what trains when no gradient was measured), torch's convolution layers (how
+ * much of the activations they made: a patch embedding's share or a CNN's), an EMA's
+ * (recognize_ema_code: its kind above MADE_EMA_SHIFT); looked up once per stack and once per
+ * code object (made_memo: stack id, code id -> MADE_DONE | it). */
+enum { MADE_KV = 1, MADE_PEFT = 2, MADE_DONE = 4, MADE_CONV = 16, MADE_EMA_SHIFT = 8 };
+#define MADE_CONV_FILE "torch/nn/modules/conv.py"
 typedef struct made_map {
     uint32_t *key, *val; /* open addressing; key 0: empty (ids are > 0) */
     size_t cap;          /* sized once, for n ids: never grows (0: out of memory) */
@@ -75,6 +77,7 @@ static uint32_t made_of_code(made_memo *mm, const tables *t, uint32_t code_id)
     if (file) {
         m |= strstr(file, PHASES_KV_CACHE_FILE) ? MADE_KV : 0;
         m |= strstr(file, "/peft/") ? MADE_PEFT : 0;
+        m |= strstr(file, MADE_CONV_FILE) ? MADE_CONV : 0;
         m |= (uint32_t)recognize_ema_code(file, code->qualname.s) << MADE_EMA_SHIFT;
     }
     if (v)
@@ -89,7 +92,7 @@ static uint32_t made_of(made_memo *mm, const tables *t, uint32_t id)
     uint32_t m = 0;
     for (unsigned k = st ? st->n_native : 0; st && k < st->n_native + st->n_python; k++) {
         uint32_t c = made_of_code(mm, t, VT_PYFRAME_CODE(st->frames[k]));
-        m |= c & (MADE_KV | MADE_PEFT);
+        m |= c & (MADE_KV | MADE_PEFT | MADE_CONV);
         if (!(m >> MADE_EMA_SHIFT))
             m |= c & ~(uint32_t)((1u << MADE_EMA_SHIFT) - 1);
     }
@@ -102,7 +105,7 @@ static uint32_t made_lookup(made_memo *mm, const tables *t, uint32_t id)
         return 0;
     if (!mm->scanned) { /* each file, else each code object once: most traces have none of
                          * these (no stack's frames need be read then) */
-        static const char *const files[] = {PHASES_KV_CACHE_FILE, "/peft/", NULL};
+        static const char *const files[] = {PHASES_KV_CACHE_FILE, "/peft/", MADE_CONV_FILE, NULL};
         mm->scanned = mm->none = 1;
         size_t pos = 0;
         const tables_code *c;
@@ -126,6 +129,7 @@ static uint32_t made_lookup(made_memo *mm, const tables *t, uint32_t id)
  * and an EMA's code (ema_which: the kind of the last EMA seen) */
 typedef struct made_bytes {
     cat_breakdown kv, peft, ema;
+    uint64_t conv_act; /* activations made under torch's convolution layers */
     int ema_which;
     uint64_t copies; /* parameters made after the first forward (classify.c's kept_copy) */
 } made_bytes;
@@ -145,6 +149,8 @@ static made_bytes made_under(const tables *t, made_memo *mm, const replay_snapsh
             b.kv.bytes[it->category] += it->size;
         if (m & MADE_PEFT)
             b.peft.bytes[it->category] += it->size;
+        if ((m & MADE_CONV) && it->category == CAT_ACTIVATIONS)
+            b.conv_act += it->size;
         if (m >> MADE_EMA_SHIFT) {
             b.ema.bytes[it->category] += it->size;
             b.ema_which = (int)(m >> MADE_EMA_SHIFT);
@@ -434,6 +440,22 @@ static int report_fill(report_ctx *c)
         .master_bytes = f->inferred ? f->inferred->master_bytes : 0,
         .trained_by_copies = f->inferred ? f->inferred->trained_by_copies : 0,
     };
+    /* the activations' share torch's convolution layers made, where the most were live */
+    const struct {
+        const replay_snapshot *s;
+        const made_bytes *b;
+        const char *at;
+    } moments[] = {{&r->at_peak, &at_peak, "at the peak"},
+                   {f->has_at_tensors ? &r->at_tensors : NULL, &at_tensors, "at the tensors' peak"},
+                   {r->has_oom ? &r->at_oom : NULL, &at_oom, "at the out-of-memory error"}};
+    for (size_t i = 0; i < sizeof moments / sizeof moments[0]; i++)
+        if (moments[i].s && moments[i].s->by_cat.bytes[CAT_ACTIVATIONS] > ri.act_bytes) {
+            ri.act_bytes = moments[i].s->by_cat.bytes[CAT_ACTIVATIONS];
+            ri.conv_act_bytes = moments[i].b->conv_act, ri.act_at = moments[i].at;
+        }
+    ri.attention = (r->has_cat_peaks && r->cat_peak[CAT_ATTENTION]) ||
+                   tables_code_find(r->t, "torch/nn/modules/activation.py",
+                                    "MultiheadAttention.forward", NULL, NULL, 0);
     recognize_run(&ri, &c->recog);
     f->recog = &c->recog;
     if (c->recog.family == FAM_ENCODER_DECODER && f->inferred) {

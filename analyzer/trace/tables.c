@@ -470,6 +470,15 @@ size_t tables_n_devices(const tables *t)
 {
     return t->device_list.n;
 }
+const tables_stack *tables_stack_next(const tables *t, size_t *pos)
+{
+    while (t && *pos < t->stacks.cap) {
+        const tables_stack *st = t->stacks.vals[(*pos)++];
+        if (st)
+            return st;
+    }
+    return NULL;
+}
 size_t tables_n_stacks(const tables *t)
 {
     return t->stacks.n;

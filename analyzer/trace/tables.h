@@ -170,6 +170,9 @@ int tables_code_find(const tables *t, const char *file_part, const char *qualnam
 /* tables_code_next: the code objects of t one after another, in the order the trace defines
  * them (the first seen on a stack first): start with *pos = 0; NULL when there are no more. */
 const tables_code *tables_code_next(const tables *t, size_t *pos);
+/* tables_stack_next: the stacks of t one after another (*pos starts at 0), in no order a view may
+ * show (the map's: a caller that says what it found orders it itself); NULL after the last. */
+const tables_stack *tables_stack_next(const tables *t, size_t *pos);
 
 /* tables_role_name: "other", "main", "autograd", "worker" ("other" for unknown values). */
 const char *tables_role_name(uint32_t role);

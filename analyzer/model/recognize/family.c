@@ -118,20 +118,65 @@ static void class_of(const char *qual, char *out, size_t len)
     out[n] = '\0';
 }
 
-/* own_modules: the program's own nn.Module classes (a forward of a class, in a file of neither
- * torch nor an installed package), up to four in their order on the stacks, ", "-joined into
- * out; 0 when there is none. A layer is no model: a GAN's Generator and Discriminator are what
- * its Conv2d layers were trained in. */
-static int own_modules(const tables *t, char *out, size_t len)
+/* own_forward: a forward of one of the program's own nn.Module classes (in a file of neither
+ * torch nor an installed package) */
+static int own_forward(const tables_code *c)
+{
+    const char *f = c->filename.s ? c->filename.s : "", *q = c->qualname.s ? c->qualname.s : "";
+    return ends_with(q, ".forward") && !strchr(q, '<') && !strstr(f, "torch/") &&
+           !strstr(f, "-packages/");
+}
+
+/* CONV_FILE: torch.nn's convolution layers (Conv1d / 2d / 3d and their transposes) */
+#define CONV_FILE "torch/nn/modules/conv.py"
+
+/* conv_callers: the code ids of the program's own forwards that call a convolution layer (the
+ * nearest own forward outside a frame of CONV_FILE on any stack), up to n into ids; the count.
+ * A model that holds such a module holds the layer too, but its other modules need not: CLIP's
+ * image tower calls its one patch convolution, its Block and Attn call none. */
+static size_t conv_callers(const tables *t, uint32_t *ids, size_t n)
+{
+    size_t pos = 0, k = 0;
+    const tables_stack *st;
+    while (t && (st = tables_stack_next(t, &pos))) {
+        int in_conv = 0;
+        for (unsigned i = st->n_native; i < (unsigned)st->n_native + st->n_python; i++) {
+            const tables_code *c = tables_code_get(t, VT_PYFRAME_CODE(st->frames[i]));
+            if (!c)
+                continue;
+            if (c->filename.s && strstr(c->filename.s, CONV_FILE)) {
+                in_conv = 1;
+                continue;
+            }
+            if (!in_conv || !own_forward(c))
+                continue;
+            size_t j = 0;
+            while (j < k && ids[j] != c->code_id)
+                j++;
+            if (j == k && k < n)
+                ids[k++] = c->code_id;
+            break;
+        }
+    }
+    return k;
+}
+
+/* own_modules: the program's own nn.Module classes (own_forward), up to four in their order on
+ * the stacks, ", "-joined into out; those of ids alone where n_ids > 0; 0 when there is none. A
+ * layer is no model: a GAN's Generator and Discriminator are what its Conv2d layers were trained
+ * in. */
+static int own_modules(const tables *t, const uint32_t *ids, size_t n_ids, char *out, size_t len)
 {
     size_t pos = 0, n = 0;
     const tables_code *c;
     out[0] = '\0';
     while (t && n < 4 && (c = tables_code_next(t, &pos))) {
-        const char *f = c->filename.s ? c->filename.s : "", *q = c->qualname.s ? c->qualname.s : "";
+        const char *q = c->qualname.s ? c->qualname.s : "";
         char cls[96];
-        if (!ends_with(q, ".forward") || strchr(q, '<') || strstr(f, "torch/") ||
-            strstr(f, "-packages/"))
+        size_t j = 0;
+        while (j < n_ids && ids[j] != c->code_id)
+            j++;
+        if (!own_forward(c) || (n_ids && j == n_ids))
             continue;
         class_of(q, cls, sizeof cls);
         size_t have = strlen(out), k = strlen(cls);
@@ -142,6 +187,35 @@ static int own_modules(const tables *t, char *out, size_t len)
         n++;
     }
     return n > 0;
+}
+
+/* patch_conv: torch's convolution layers whose outputs were under 5 % of the activations live
+ * at the moment that held the most (recognize_input.act_bytes), in a run whose attention kernels
+ * ran, are a convolution at the input, a vision transformer's patch embedding, not the layers of
+ * a convolutional network (a ResNet's convolutions make a third or more of them): a CLIP's two
+ * towers, whose one Conv2d (16×16 patches) holds 0.4 % of the weights, had been "a convolutional
+ * network" with the transformer formulas set aside. 1 when so, the family and its evidence said
+ * (own: the program's modules that call the layers, NULL: none named) */
+static int patch_conv(const recognize_input *in, const char *layer, const char *own,
+                      run_recognition *out)
+{
+    if (!in->attention || !in->act_bytes || in->conv_act_bytes >= in->act_bytes / 20)
+        return 0;
+    char share[48] = "none";
+    if (in->conv_act_bytes)
+        snprintf(share, sizeof share, "%.1f %%",
+                 100.0 * (double)in->conv_act_bytes / (double)in->act_bytes);
+    out->family = FAM_VISION_TRANSFORMER;
+    snprintf(out->family_where, sizeof out->family_where,
+             "attention kernels ran; the %s layers (torch's conv.py%s%s) made %s of the "
+             "activations live %s: a convolution at the input (a patch embedding), not the "
+             "layers of a convolutional network",
+             layer,
+             !own               ? ""
+             : strchr(own, ',') ? ", called in the program's own modules "
+                                : ", called in the program's own module ",
+             own ? own : "", share, in->act_at ? in->act_at : "at the peak");
+    return 1;
 }
 
 /* from_shapes: no frame names the model: repeating parameter blocks with an embedding of V×d
@@ -275,7 +349,12 @@ static void family_of(const recognize_input *in, run_recognition *out)
         if (evidence[i].suffix && evidence[i].file) { /* torch.nn's layer: no model class */
             char layer[64], own[200];
             class_of(q, layer, sizeof layer);
-            if (own_modules(t, own, sizeof own))
+            uint32_t ids[16];
+            size_t n_ids = conv_callers(t, ids, sizeof ids / sizeof ids[0]);
+            int named = n_ids && own_modules(t, ids, n_ids, own, sizeof own);
+            if (patch_conv(in, layer, named ? own : NULL, out))
+                return;
+            if (named)
                 snprintf(out->family_where, sizeof out->family_where,
                          "%s layers (torch's %s) in the program's own modules %s", layer, file,
                          own);

@@ -139,12 +139,18 @@ typedef struct recognize_input {
                             * which its optimizer steps: the trainable count; 0: none */
     uint64_t trained_by_copies; /* an OOM before any backward: the weights' bytes whose copies
                                  * autocast kept (infer.h); 0: none */
+    uint64_t act_bytes;      /* activations live at act_at: of the peak, the tensors' peak and the
+                              * out-of-memory error, the moment that held the most; 0: none */
+    uint64_t conv_act_bytes; /* ... of them made under torch's convolution layers (conv.py) */
+    const char *act_at;      /* that moment in words ("at the tensors' peak") */
+    int attention;           /* 1: attention kernels' tensors were made (the attention category),
+                              * or torch's MultiheadAttention ran */
 } recognize_input;
 
 /* What was trained and how. */
 typedef struct run_recognition {
     model_family family;
-    char family_where[200];
+    char family_where[360];
     int family_by_sizes; /* 1: the family is from the tensor sizes alone (no frame names the model):
                           * a transformer language model, decoder or encoder not told */
     /* the model ends in an output layer over its vocabulary, making B·T×V logits: 1 (the trace
