@@ -1,7 +1,8 @@
 /* test_recognize_family.c — the family where a run's convolution layers and attention kernels
  * both ran (analyzer/model/recognize/family.c): a convolution at the input that made a sliver of
  * the activations is a vision transformer's patch embedding, and the evidence names the program's
- * modules that call the layers, from a trace written here with its code objects and stacks. */
+ * modules that call the layers, from a trace written here with its code objects and stacks; a
+ * transformer told from its sizes where its token batch is seen and T is not. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -93,8 +94,30 @@ static void test_patch_conv(void **state)
     tables_free(t);
 }
 
+/* no frame names the model and no T is read (no position ids: a Llama-like model's own), but its
+ * token batch is looked up in its V×d embedding beside repeating blocks: a transformer, from its
+ * sizes; repeating blocks and an embedding with no token batch are none */
+static void test_family_from_tokens(void **state)
+{
+    (void)state;
+    infer_result ir;
+    memset(&ir, 0, sizeof ir);
+    ir.v[INFER_n_layer] = (infer_value){1, 4, "x"};
+    ir.v[INFER_n_embd] = (infer_value){1, 512, "x"};
+    ir.v[INFER_vocab_size] = (infer_value){1, 8000, "x"};
+    recognize_input in = {.inferred = &ir};
+    run_recognition r;
+    recognize_run(&in, &r);
+    assert_int_equal(r.family, FAM_UNKNOWN);
+    ir.v[INFER_tokens] = (infer_value){1, 2048, "x"};
+    recognize_run(&in, &r);
+    assert_int_equal(r.family, FAM_DECODER);
+    assert_true(r.family_by_sizes);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_patch_conv)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_patch_conv),
+                                       cmocka_unit_test(test_family_from_tokens)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

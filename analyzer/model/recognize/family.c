@@ -220,14 +220,17 @@ static int patch_conv(const recognize_input *in, const char *layer, const char *
 
 /* from_shapes: no frame names the model: repeating parameter blocks with an embedding of V×d
  * looked up from a B·T int64 token batch are a transformer (the decoder's formula is used: the
- * sizes cannot tell a decoder from an encoder); a language model where its forward made B·T×V
+ * sizes cannot tell a decoder from an encoder), whether or not T was read apart (a model with no
+ * position ids has none to read it from: a Llama-like one of its own had been "a model vramtrace
+ * does not recognize"); a language model where its forward made B·T×V
  * logits, none where its forward ended without (INFER_lm_logits: an encoder classifier's). */
 static void from_shapes(const recognize_input *in, run_recognition *out)
 {
     const infer_result *ir = in->inferred;
     if (!ir || !ir->v[INFER_n_layer].known || !ir->v[INFER_n_embd].known ||
-        !ir->v[INFER_vocab_size].known || !ir->v[INFER_block_size].known ||
-        !ir->v[INFER_batch_size].known)
+        !ir->v[INFER_vocab_size].known ||
+        (!ir->v[INFER_tokens].known &&
+         (!ir->v[INFER_block_size].known || !ir->v[INFER_batch_size].known)))
         return;
     out->family = FAM_DECODER;
     out->family_by_sizes = 1;
