@@ -15,12 +15,15 @@ command -v python3 >/dev/null 2>&1 || { echo "SKIP own_llama_nopos: no python3";
 export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
 timeout 300 "$VT" run --card 12GiB -o l.vt -- python3 "$ROOT/tests/python/own_llama_nopos.py" \
     --micro_batch_size 4 --accum 2 </dev/null >l.out 2>&1 || { cat l.out; fail "run failed"; }
-fact() { sed -n "s/^facts: .*$1=\([0-9a-z]*\).*/\1/p" l.out; }
+fact() { sed -n "s/^facts: .*$1=\([0-9A-Za-z_]*\).*/\1/p" l.out; }
 B=$(fact micro_batch) T=$(fact seq_len) L=$(fact layers) D=$(fact dim) V=$(fact vocab)
 [ "$(fact position_ids)" = none ] && [ -n "$T" ] && [ -n "$V" ] || fail "the program's facts: $(cat l.out)"
 "$VT" report --no-color l.vt >l.txt && "$VT" report --json l.vt >l.json || fail "report failed"
 ! grep -n 'position ids' l.txt || fail "a sentence speaks of position ids, which the program has none of"
 grep -q "^what was trained: a transformer language model" l.txt || fail "$(grep '^what was trained' l.txt)"
+# (its own classes are on the stacks: "no Python frame names the model class" had been said)
+grep -q "^  evidence .*(no class on the Python stacks is of a kind vramtrace knows: the program's own $(fact model_class)[,)]" l.txt ||
+    fail "$(grep '^  evidence' l.txt)"
 row() { grep "^  $1 " l.txt; }
 row "tokens per sample T" | grep -q " $T  " || fail "T: $(row 'tokens per sample T')"
 ! row "tokens per sample T" | grep -q 'does not agree' || fail "T: $(row 'tokens per sample T')"

@@ -2,7 +2,8 @@
 fused attention, an untied head) with NO position ids and no rotary tensors: the only int64
 tensor of its forward is the token batch. fp32 weights under fp16 autocast, the loss scaled by
 hand (no GradScaler), gradients accumulated over --accum micro-batches, AdamW (foreach). Prints its
-own facts: "facts: micro_batch=B seq_len=T layers=L dim=d vocab=V position_ids=none". Used by
+own facts: "facts: micro_batch=B seq_len=T layers=L dim=d vocab=V position_ids=none
+model_class=Decoder". Used by
 tests/integration/own_llama_nopos.sh."""
 import argparse
 import os
@@ -66,8 +67,8 @@ L, d, V = 4, 512, 8000
 torch.cuda.init()
 model = Decoder(V, d, L, 8, 1408).to("cuda")
 params = list(model.parameters())
-print("facts: micro_batch=%d seq_len=%d layers=%d dim=%d vocab=%d position_ids=none"
-      % (a.micro_batch_size, a.seq_len, L, d, V), flush=True)
+print("facts: micro_batch=%d seq_len=%d layers=%d dim=%d vocab=%d position_ids=none model_class=%s"
+      % (a.micro_batch_size, a.seq_len, L, d, V, type(model).__name__), flush=True)
 opt = torch.optim.AdamW(params, lr=3e-4, foreach=True)
 for _ in range(2):
     for _ in range(a.accum):

@@ -207,8 +207,8 @@ static int patch_conv(const recognize_input *in, const char *layer, const char *
                  100.0 * (double)in->conv_act_bytes / (double)in->act_bytes);
     out->family = FAM_VISION_TRANSFORMER;
     snprintf(out->family_where, sizeof out->family_where,
-             "attention kernels ran; the %s layers (torch's conv.py%s%s) made %s of the "
-             "activations live %s: a convolution at the input (a patch embedding), not the "
+             "attention kernels ran; the %.40s layers (torch's conv.py%s%.120s) made %s of the "
+             "activations live %.40s: a convolution at the input (a patch embedding), not the "
              "layers of a convolutional network",
              layer,
              !own               ? ""
@@ -235,14 +235,28 @@ static void from_shapes(const recognize_input *in, run_recognition *out)
     out->family = FAM_DECODER;
     out->family_by_sizes = 1;
     const infer_value *lg = &ir->v[INFER_lm_logits];
+    /* why the sizes speak: no frame at all, or the classes on the stacks are of no kind known (a
+     * program's own Decoder and Block are named there: "no frame names the model class" had
+     * been said of them) */
+    char own[200], why[300];
+    if (!out->python_frames)
+        snprintf(why, sizeof why, "no Python frame names the model class");
+    else if (own_modules(in->t, NULL, 0, own, sizeof own))
+        snprintf(why, sizeof why,
+                 "no class on the Python stacks is of a kind vramtrace knows: the program's "
+                 "own %s",
+                 own);
+    else
+        snprintf(why, sizeof why, "no class on the Python stacks is of a kind vramtrace knows");
     snprintf(out->family_where, sizeof out->family_where,
              "from the tensor sizes: %lld repeating blocks of width %lld, a %lld×%lld "
-             "embedding%s (no Python frame names the model class)",
+             "embedding%s (%.230s)",
              (long long)ir->v[INFER_n_layer].value, (long long)ir->v[INFER_n_embd].value,
              (long long)ir->v[INFER_vocab_size].value, (long long)ir->v[INFER_n_embd].value,
              !lg->known  ? ", B·T×V logits not seen (the first forward did not end)"
              : lg->value ? " and B·T×V logits"
-                         : ", no B·T×V logits in a first forward that ended");
+                         : ", no B·T×V logits in a first forward that ended",
+             why);
 }
 
 /* nanogpt_parts: nanoGPT's own classes beside its GPT in file f (its model.py): its LayerNorm (a

@@ -150,7 +150,7 @@ typedef struct recognize_input {
 /* What was trained and how. */
 typedef struct run_recognition {
     model_family family;
-    char family_where[360];
+    char family_where[512];
     int family_by_sizes; /* 1: the family is from the tensor sizes alone (no frame names the model):
                           * a transformer language model, decoder or encoder not told */
     /* the model ends in an output layer over its vocabulary, making B·T×V logits: 1 (the trace
