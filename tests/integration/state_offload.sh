@@ -9,15 +9,11 @@
 # measured, whether the moment measured came after a forward (B = 1: 1.02 GiB had been "needed"
 # where it took 932 MiB; 12) or in a forward after steps, with no state live (B = 2).
 set -u
-fail() { echo "state_offload: $*"; exit 1; }
-[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP state_offload: no python3"; exit 77; }
-export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+. "$ROOT/tests/sim_env.sh"
 for b in 1 2 12; do
     timeout 300 "$VT" run -q --card 3GiB -o "b$b.vt" -- python3 "$ROOT/tests/python/ckpt_device.py" \
         --offload --save_every 100 --batch_size $b </dev/null >"b$b.out" 2>&1
-    "$VT" report --no-color "b$b.vt" >"b$b.txt" && "$VT" report --json "b$b.vt" >"b$b.json" ||
-        fail "b$b: report failed"
+    report_both "b$b"
     NO_COLOR=1 "$VT" predict --from "b$b.vt" >"p$b.txt" 2>&1 || fail "predict --from b$b failed"
 done
 python3 - b1.json b1.out b2.json b2.out b12.json b12.out <<'PY' || fail "see above"
