@@ -455,12 +455,12 @@ int cmd_predict(int argc, char **argv)
         if (!config_known(&c, CFG_batch_size)) { /* nothing to scale from or calibrate with */
             /* (a report's JSON: to the report of its trace, not to the JSON) */
             const char *trace = !run.from_json ? from : run.trace[0] ? run.trace : "TRACE";
+            char why[320];
             fprintf(stderr,
                     "vramtrace predict: --from %s: the traced run's micro-batch is not known "
-                    "(neither its command line nor its trace gives it): give it, e.g. `vramtrace "
-                    "report --json --batch-size N %s > run.json`, then `vramtrace predict --from "
-                    "run.json`\n",
-                    from, trace);
+                    "(%s): give it, e.g. `vramtrace report --json --batch-size N %s > run.json`, "
+                    "then `vramtrace predict --from run.json`\n",
+                    from, config_unknown_text(&c, CFG_batch_size, why, sizeof why), trace);
             return VT_EXIT_USAGE;
         }
         formula_shape_from_config(&c, &run_shape);

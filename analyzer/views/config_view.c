@@ -174,6 +174,8 @@ void config_add_json(cJSON *root, const nano_config *c, int transformer)
         jsonw_add_c(root, "config_script_read", c->script_read);
     if (c->targs_call[0])
         jsonw_add_c(root, "config_targs_call", c->targs_call);
+    if (c->batch_unplaced[0]) /* (an unknown micro-batch's reason names them) */
+        jsonw_add_c(root, "config_batch_flags_unplaced", c->batch_unplaced);
     if (c->torch_version[0]) /* the recorded versions: a trace's bytes */
         jsonw_add_c(root, "torch_version", c->torch_version);
     else

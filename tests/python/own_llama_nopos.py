@@ -58,29 +58,34 @@ class Decoder(nn.Module):
         return self.head(self.norm(x))
 
 
-ap = argparse.ArgumentParser()
-ap.add_argument("--micro_batch_size", type=int, default=4)
-ap.add_argument("--seq_len", type=int, default=512)
-ap.add_argument("--accum", type=int, default=2)
-a = ap.parse_args()
-L, d, V = 4, 512, 8000
-torch.cuda.init()
-model = Decoder(V, d, L, 8, 1408).to("cuda")
-params = list(model.parameters())
-print("facts: micro_batch=%d seq_len=%d layers=%d dim=%d vocab=%d position_ids=none model_class=%s"
-      % (a.micro_batch_size, a.seq_len, L, d, V, type(model).__name__), flush=True)
-opt = torch.optim.AdamW(params, lr=3e-4, foreach=True)
-for _ in range(2):
-    for _ in range(a.accum):
-        x = torch.randint(0, V, (a.micro_batch_size, a.seq_len)).to("cuda")
-        with torch.autocast("cuda", dtype=torch.float16):
-            logits = model(x)
-        loss = F.cross_entropy(logits.float().view(-1, V), x.view(-1))
-        del logits
-        (loss * (1024.0 / a.accum)).backward()  # the loss scaled by hand
-        del x, loss
-    for p in params:
-        p.grad.div_(1024.0)
-    opt.step()
-    opt.zero_grad(set_to_none=True)
-print("trained 2 steps", flush=True)
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--micro_batch_size", type=int, default=4)
+    ap.add_argument("--seq_len", type=int, default=512)
+    ap.add_argument("--accum", type=int, default=2)
+    a = ap.parse_args()
+    L, d, V = 4, 512, 8000
+    torch.cuda.init()
+    model = Decoder(V, d, L, 8, 1408).to("cuda")
+    params = list(model.parameters())
+    print("facts: micro_batch=%d seq_len=%d layers=%d dim=%d vocab=%d position_ids=none model_class=%s"
+          % (a.micro_batch_size, a.seq_len, L, d, V, type(model).__name__), flush=True)
+    opt = torch.optim.AdamW(params, lr=3e-4, foreach=True)
+    for _ in range(2):
+        for _ in range(a.accum):
+            x = torch.randint(0, V, (a.micro_batch_size, a.seq_len)).to("cuda")
+            with torch.autocast("cuda", dtype=torch.float16):
+                logits = model(x)
+            loss = F.cross_entropy(logits.float().view(-1, V), x.view(-1))
+            del logits
+            (loss * (1024.0 / a.accum)).backward()  # the loss scaled by hand
+            del x, loss
+        for p in params:
+            p.grad.div_(1024.0)
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+    print("trained 2 steps", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -205,6 +205,34 @@ static void apply_one(nano_config *c, config_key k, const char *flag, char sep, 
     c->v[k].call[0] = '\0';
 }
 
+/* side_pass_flag: a batch flag of a pass beside the training (an evaluation's, a sampling's:
+ * --eval_batch_size, read as the evaluation's batch where the run's peak is there), not one of
+ * the micro-batch's candidates */
+static int side_pass_flag(const char *name)
+{
+    static const char *const side[] = {"eval", "val", "test", "sampl", "predict", "infer"};
+    for (size_t i = 0; i < sizeof side / sizeof side[0]; i++)
+        if (strstr(name, side[i]))
+            return 1;
+    return 0;
+}
+
+/* note_unplaced: a batch flag no spelling places, kept for the unknown micro-batch's sentence
+ * (config_unknown_text): "--mini_batch_size 4" (as many as fit, then "...") */
+static void note_unplaced(nano_config *c, const char *flag, const char *value)
+{
+    char one[64];
+    snprintf(one, sizeof one, "%.40s%s%.16s", flag, value ? " " : "", value ? value : "");
+    size_t have = strlen(c->batch_unplaced), need = strlen(one) + (have ? 2 : 0);
+    if (have + need + 4 >= sizeof c->batch_unplaced) {
+        if (have && !strstr(c->batch_unplaced, "..."))
+            snprintf(c->batch_unplaced + have, sizeof c->batch_unplaced - have, ", ...");
+        return;
+    }
+    snprintf(c->batch_unplaced + have, sizeof c->batch_unplaced - have, "%s%s", have ? ", " : "",
+             one);
+}
+
 void config_apply_flags(nano_config *c, int argc, const char *const *argv)
 {
     for (int i = 0; i < argc; i++) {
@@ -231,6 +259,8 @@ void config_apply_flags(nano_config *c, int argc, const char *const *argv)
         }
         int k = spelling_key(name);
         if (k < 0) {
+            if (strstr(name, "batch") && !side_pass_flag(name))
+                note_unplaced(c, flag, eq ? eq + 1 : has_next ? next : NULL);
             if (!eq && has_next)
                 i++; /* an unknown flag's value; ignored silently */
             continue;

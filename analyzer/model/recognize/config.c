@@ -419,6 +419,11 @@ const char *config_unknown_text(const nano_config *c, config_key k, char *buf, s
                  "%s turns autocast off, and the trace does not show the parameters' own "
                  "precision",
                  c->amp_off);
+    else if (k == CFG_batch_size && c->batch_unplaced[0]) /* (--mini_batch_size 4: given) */
+        snprintf(buf, n,
+                 "the command line gives %s, none a flag vramtrace reads as the micro-batch: "
+                 "which one, if any, each forward took is not known",
+                 c->batch_unplaced);
     else if (c->script_read[0] && v && v->flag[0] && v->flag_sep == ' ') /* (default=None, say) */
         snprintf(buf, n,
                  "its flag %s is not on the command line and has no number for a default in "

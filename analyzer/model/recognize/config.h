@@ -132,6 +132,10 @@ typedef struct nano_config {
      * its value, batch_global_v, with it; or "" */
     char batch_global[48];
     long long batch_global_v;
+    /* the command line's flags with "batch" in their names that no spelling places
+     * ("--rollout_batch_size 16, --mini_batch_size 4"; config_apply_flags): an unknown micro-batch
+     * names them, never "the command line does not give it"; or "" */
+    char batch_unplaced[96];
 } nano_config;
 
 /* config_init: every key at nanoGPT's default, source CONFIG_SRC_DEFAULT. */
