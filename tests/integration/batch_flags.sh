@@ -29,6 +29,14 @@ run gb global_batch.py --batch 64
 run gb3 global_batch.py --batch 96 --update_every 3 --momentum 0.9
 SPLIT=4 run split global_batch.py --batch 64 --update_every 2
 run ddp ddp_split.py --batch 64
+# the ramp whose first step runs out of memory (1 GiB: 40 of --batch_size 160 fails): its
+# position ids' T had given way to the flag ("T = 64 ... the trace's T = 256 from the position
+# ids does not agree") and advice said "--batch_size 80", whose ramp runs 20, 40, 80
+timeout 300 "$VT" run --card 1GiB -o oom.vt -- python3 "$ROOT/tests/python/batch_ramp.py" --batch_size 160 \
+    </dev/null >oom.out 2>&1 && fail "oom: the run did not run out of memory"
+grep -q OutOfMemoryError oom.out || { tail -n 5 oom.out; fail "oom: run failed"; }
+"$VT" report --no-color oom.vt >oom.txt && "$VT" report --json oom.vt >oom.json || fail "oom: report failed"
+"$VT" predict --json --from oom.vt >oom_pred.json || fail "oom: predict failed"
 # fit with {B} in that --batch: the trials' traces show the micro-batch is {B} / 4, and the
 # answer says {B} is not it (it had been "largest micro-batch that fits ...: 203")
 "$VT" fit --card 1GiB -- python3 "$ROOT/tests/python/global_batch.py" --batch "{B=64}" --img 128 \
@@ -113,6 +121,28 @@ for it in r["advice"] or []:
     if "--batch" in it["command_line"] or "--update_every" in it["command_line"]:
         bad.append("split: %s -> %r" % (it["change"], it["command_line"]))
 # a split over --ngpus processes: no accumulation read from it, no advice changing it
+# the ramp that died in its first step: T is the program's, B the step's that failed (the first
+# of the ramp not printed as done), and no what-if runs a ramp through that batch again
+f, r, text = facts("oom"), json.load(open("oom.json")), open("oom.txt").read()
+ramp, T = [int(b) for b in f["ramp"].split(",")], int(f["seq_len"])
+done = sum(1 for l in open("oom.out") if l.startswith("step "))
+failed = ramp[done]
+cfg = r["config"]
+if cfg["block_size"]["value"] != T or "does not agree" in text:
+    bad.append("oom: T %s (%s), the program's %d" % (cfg["block_size"]["value"], cfg["block_size"]["where"], T))
+# (the flag, 4 times it, is the ramp's later steps': not said to be only the optimizer's batch)
+if cfg["batch_size"]["value"] != failed or "a later step's batch" not in cfg["batch_size"]["where"]:
+    bad.append("oom: micro-batch %s, the step that failed %d" % (cfg["batch_size"], failed))
+pred = json.load(open("oom_pred.json"))
+if (pred["recommended"] or {}).get("batch_size", failed) >= failed or pred["config"]["batch_size"]["value"] != failed:
+    bad.append("oom: predict recommends %s at the micro-batch %s, the step that failed %d" % (pred["recommended"], pred["config"]["batch_size"], failed))
+if not any(it.get("recommended") for it in r["advice"] or []):
+    bad.append("oom: no recommendation")
+for it in r["advice"] or []:
+    m = re.search(r"--batch_size[ =](\d+)", it["command_line"])
+    if (it.get("recommended") and it["batch_size"] >= failed) or \
+            (m and max(1, int(m.group(1)) // 4) >= failed):
+        bad.append("oom: %s -> %r (batch %s), the step that failed %d" % (it["change"], it["command_line"], it["batch_size"], failed))
 f, r = facts("ddp"), json.load(open("ddp.json"))
 b, a = r["config"]["batch_size"], r["config"]["gradient_accumulation_steps"]
 if b["value"] != int(f["batch_size"]) or a.get("flag") == "--ngpus" or a["value"] not in (None, int(f["grad_accum"])):

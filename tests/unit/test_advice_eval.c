@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -205,34 +206,48 @@ static void test_eval_tokens(void **state)
     config_init(&c);
     c.v[CFG_batch_size].i = 4, c.v[CFG_batch_size].src = CONFIG_SRC_ARG;
     c.v[CFG_block_size].i = 0, c.v[CFG_block_size].src = CONFIG_SRC_UNKNOWN;
-    model_complete_tokens(&c, &ir, 0, 8, "--val_batch_size 8");
+    model_complete_tokens(&c, &ir, 8, "--val_batch_size 8");
     assert_int_equal(c.v[CFG_block_size].i, 1024);
     assert_int_equal(c.v[CFG_block_size].src, CONFIG_SRC_TRACE);
     assert_non_null(strstr(c.v[CFG_block_size].where, "--val_batch_size 8"));
     /* the trace's T stands (position ids), none given to the evaluation */
     c.v[CFG_block_size].i = 1024;
-    model_complete_tokens(&c, &ir, 0, 0, "");
+    model_complete_tokens(&c, &ir, 0, "");
     assert_int_equal(c.v[CFG_block_size].i, 1024);
     /* its own batch given decides: a trace's T that does not agree gives way, said */
-    model_complete_tokens(&c, &ir, 0, 16, "--val_batch_size 16");
+    model_complete_tokens(&c, &ir, 16, "--val_batch_size 16");
     assert_int_equal(c.v[CFG_block_size].i, 512);
     assert_non_null(strstr(c.v[CFG_block_size].where, "does not agree"));
     /* no T at all: the program's B, said */
     c.v[CFG_block_size].i = 0, c.v[CFG_block_size].src = CONFIG_SRC_UNKNOWN;
-    model_complete_tokens(&c, &ir, 0, 0, "");
+    model_complete_tokens(&c, &ir, 0, "");
     assert_int_equal(c.v[CFG_block_size].i, 2048);
     assert_non_null(strstr(c.v[CFG_block_size].where, "no batch of its own"));
     /* no B from it: the evaluation's batch is not the training's */
     c.v[CFG_batch_size].i = 0, c.v[CFG_batch_size].src = CONFIG_SRC_UNKNOWN;
     c.v[CFG_block_size].i = 1024, c.v[CFG_block_size].src = CONFIG_SRC_ARG;
-    model_complete_tokens(&c, &ir, 0, 0, "");
+    model_complete_tokens(&c, &ir, 0, "");
     assert_int_equal(c.v[CFG_batch_size].src, CONFIG_SRC_UNKNOWN);
     /* a training's token batch: over the micro-batch, as before */
     ir.tokens_eval = 0;
     c.v[CFG_batch_size].i = 4, c.v[CFG_batch_size].src = CONFIG_SRC_ARG;
     c.v[CFG_block_size].i = 0, c.v[CFG_block_size].src = CONFIG_SRC_UNKNOWN;
-    model_complete_tokens(&c, &ir, 0, 8, "--val_batch_size 8");
+    model_complete_tokens(&c, &ir, 8, "--val_batch_size 8");
     assert_int_equal(c.v[CFG_block_size].i, 2048);
+    /* the forward's own position ids' T that divides the tokens stands against the batch flag
+     * (a ramp-up's first step, 32 of --batch_size 128: T = 64 had been read over the flag) */
+    c.v[CFG_batch_size].i = 128, c.v[CFG_batch_size].src = CONFIG_SRC_ARG;
+    c.v[CFG_block_size].i = 256, c.v[CFG_block_size].src = CONFIG_SRC_TRACE;
+    snprintf(c.v[CFG_block_size].where, sizeof c.v[CFG_block_size].where,
+             "T = 256 from the position ids (arange(T): 256 int64 after the batch)");
+    model_complete_tokens(&c, &ir, 0, "");
+    assert_int_equal(c.v[CFG_block_size].i, 256);
+    /* a T read from another tensor (a position embedding's rows, the model's maximum) gives way */
+    snprintf(c.v[CFG_block_size].where, sizeof c.v[CFG_block_size].where,
+             "T = 256 from the position embedding 256×d");
+    model_complete_tokens(&c, &ir, 0, "");
+    assert_int_equal(c.v[CFG_block_size].i, 64);
+    assert_non_null(strstr(c.v[CFG_block_size].where, "does not agree"));
 }
 
 int main(void)

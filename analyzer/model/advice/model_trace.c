@@ -44,15 +44,17 @@ static int given(const config_value *v)
     return v->src == CONFIG_SRC_ARG || v->src == CONFIG_SRC_FILE || v->src == CONFIG_SRC_FLAG;
 }
 
-/* ramp: the trace's T, read from the forward's arange(T) (infer_tokens.c), divides the first
- * forward's n tokens and the moment explained's (now), another number: the batch changed during
- * the run, so the first forward's over the program's B is no T (a ramp-up 4 -> 8 -> 16 at
- * --batch_size 16 had been told "T = 256: B·T = 4096 tokens ... over the micro-batch 16; the
- * trace's T = 1024 from the position ids does not agree", every ratio per token 4x off) */
-static int ramp(const config_value *t, long long n, uint64_t now)
+/* positions_divide: the trace's T is the forward's own arange(T) (infer_tokens.c) and divides
+ * the first forward's n tokens: the tokens' length, whatever the batch flag says. A batch flag
+ * that disagrees is not the first forward's batch, and model_batch_seen says B = n / T. (A
+ * ramp-up 4 -> 8 -> 16 at --batch_size 16 had been told "T = 64: B·T = 1024 tokens ... over the
+ * micro-batch 16; the trace's T = 256 from the position ids does not agree", every ratio per
+ * token 4x off; one whose first step ran out of memory, 40 -> 80 -> 160 at --batch_size 160,
+ * as much, and advised --batch_size 80, whose ramp runs the 40 that failed.) */
+static int positions_divide(const config_value *t, long long n)
 {
     return t->src == CONFIG_SRC_TRACE && strstr(t->where, "from the position ids") && t->i > 0 &&
-           now && (long long)now != n && n % t->i == 0 && now % (uint64_t)t->i == 0;
+           n % t->i == 0;
 }
 
 /* first_clause: the length of where up to its first " (" or ":" (at most 80) */
@@ -92,8 +94,8 @@ static void eval_tokens(nano_config *c, long long n, uint64_t eval_b, const char
 
 /* complete_tokens: B·T measured (the token batch) gives T from the program's B, or B from T; an
  * evaluation's, T from its own batch (eval_tokens). */
-void model_complete_tokens(nano_config *c, const infer_result *ir, uint64_t tokens_now,
-                           uint64_t eval_b, const char *eval_flag)
+void model_complete_tokens(nano_config *c, const infer_result *ir, uint64_t eval_b,
+                           const char *eval_flag)
 {
     if (!ir || !ir->v[INFER_tokens].known || ir->v[INFER_tokens].value <= 0)
         return;
@@ -111,7 +113,7 @@ void model_complete_tokens(nano_config *c, const infer_result *ir, uint64_t toke
                  "B = %lld: B·T = %lld tokens in the token batch over T = %lld", n / t->i, n, t->i);
         set_trace(c, CFG_batch_size, n / t->i, where);
     } else if (given(b) && t->src == CONFIG_SRC_TRACE && b->i > 0 && n % b->i == 0 &&
-               n / b->i != t->i && !ramp(t, n, tokens_now)) {
+               n / b->i != t->i && !positions_divide(t, n)) {
         /* the program's B against the trace's T: the B·T measured (the token batch, the
          * logits) decides; a T read from another tensor (position ids) gives way, said */
         snprintf(where, sizeof where,
@@ -156,7 +158,7 @@ void model_batch_seen(nano_config *c, const run_facts *f)
     if (!ir || !given(b) || b->i <= 0)
         return;
     long long T = !config_unset(t) && t->i > 0 ? t->i : 0, b0 = 0, now = 0;
-    char first[96], flag[128], where[384];
+    char first[96], flag[128], where[448];
     if (ir->v[INFER_tokens].known && !ir->tokens_eval && T && ir->v[INFER_tokens].value % T == 0) {
         long long n = ir->v[INFER_tokens].value;
         b0 = n / T;
@@ -203,12 +205,19 @@ void model_batch_seen(nano_config *c, const run_facts *f)
         }
         const config_value *a = &c->v[CFG_gradient_accumulation_steps];
         int times = b->i > b0 && b->i % b0 == 0;
-        char why[120] = "";
+        char why[160] = "";
         if (times && a->src == CONFIG_SRC_TRACE && a->i == b->i / b0)
             snprintf(why, sizeof why,
                      " but %lld times it, one for each of the %lld backward passes of an "
                      "optimizer step: the optimizer's batch",
                      a->i, a->i);
+        else if (times && f->has_oom)
+            /* the run stopped at its error: the flag may be a step's it did not reach (a ramp-up
+             * whose first step ran out of memory) */
+            snprintf(why, sizeof why,
+                     " (%lld times it: a later step's batch, or the optimizer's if the program "
+                     "accumulates as many micro-batches; not known)",
+                     b->i / b0);
         else if (times)
             snprintf(why, sizeof why,
                      " (%lld times it: the optimizer's batch if the program "

@@ -6,15 +6,15 @@
 #include "model.h"
 
 /* model_complete_tokens: B·T measured (the token batch) gives T from the program's B, or B
- * from T: where T (B) is unknown, or the trace read it otherwise (position ids) and the
- * program's B (T) times it is not B·T. Not where the first forward's batch is not the program's
- * B and the moment explained's (tokens_now: its B·T, 0 when not read) is: the batch changed
- * during the run and the position ids' T stands (model_batch_seen says so). An evaluation's
+ * from T: where T (B) is unknown, or the trace read it otherwise and the program's B (T) times
+ * it is not B·T. Not where T is the forward's position ids' and divides B·T: the first forward's
+ * batch is not the program's B (a ramp-up, a split), the position ids' T stands and
+ * model_batch_seen says which batch ran. An evaluation's
  * token batch (ir->tokens_eval) gives T over that evaluation's own batch, eval_b from its flag
  * eval_flag (model_eval_batch_flag; 0: none given), never over the training's micro-batch, and
  * gives no B. */
-void model_complete_tokens(nano_config *c, const infer_result *ir, uint64_t tokens_now,
-                           uint64_t eval_b, const char *eval_flag);
+void model_complete_tokens(nano_config *c, const infer_result *ir, uint64_t eval_b,
+                           const char *eval_flag);
 /* model_batch_seen: the program's micro-batch (its flag) against the batch the trace shows: its
  * first forward's (the token batch over the trace's T, or its images) and the one at the moment
  * explained (f->tokens_now, images_now). A batch that changed during the run (a ramp-up) is said,
