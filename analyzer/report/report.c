@@ -5,6 +5,7 @@
 
 #include "cfgsrc.h"
 #include "hashseed.h"
+#include "weights_copy.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -456,6 +457,12 @@ static int report_fill(report_ctx *c)
     ri.attention = (r->has_cat_peaks && r->cat_peak[CAT_ATTENTION]) ||
                    tables_code_find(r->t, "torch/nn/modules/activation.py",
                                     "MultiheadAttention.forward", NULL, NULL, 0);
+    weights_copy wc; /* (where no gradient says which weights train, a copy among them says) */
+    if (weights_copy_at(r->has_oom          ? &r->at_oom
+                        : f->has_at_tensors ? &r->at_tensors
+                                            : &r->at_peak,
+                        &wc) == 1)
+        ri.copy_tensors = wc.tensors, ri.copy_bytes = wc.bytes;
     recognize_run(&ri, &c->recog);
     f->recog = &c->recog;
     if (c->recog.family == FAM_ENCODER_DECODER && f->inferred) {

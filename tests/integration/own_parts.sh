@@ -5,8 +5,11 @@
 # EMA code ran, but the run kept a copy); its own low-rank adapters "(0.1 %, not LoRA's
 # adapters; ...)". Now: the program's own class GPT, in its file; the EMA not recognised (its
 # untrained weights could hold a copy), off only where every weight trains; the adapters not
-# recognised as peft's. A class GPT in minGPT's layout (tests/python/mingpt/model.py, no nanoGPT
-# class beside it, no configurator) had been "nanoGPT's model class" by its file's name, model.py.
+# recognised as peft's; where it ran out of memory before any backward (no gradient says which
+# weights train), unknown where its weights hold a copy of themselves (the EMA's, the sizes of
+# the model again in order: it had been "off"), off where they hold none. A class GPT in
+# minGPT's layout (tests/python/mingpt/model.py, no nanoGPT class beside it, no configurator)
+# had been "nanoGPT's model class" by its file's name, model.py.
 set -u
 . "$ROOT/tests/sim_env.sh"
 run() { # name, arguments
@@ -19,6 +22,16 @@ run() { # name, arguments
 run plain
 run ema --ema
 run lora --lora 4
+# out of memory in the first forward (1 GiB), before any backward says which weights train: its
+# own EMA had been "off"; without one, off still (its weights hold no copy of themselves)
+for n in ema_oom plain_oom; do
+    e=; [ $n = ema_oom ] && e=--ema
+    timeout 300 "$VT" run --card 1GiB -o "$n.vt" -- python3 "$ROOT/tests/python/own_parts.py" $e \
+        --batch_size 64 </dev/null >"$n.out" 2>&1 && fail "$n: the run did not run out of memory"
+    grep -q OutOfMemoryError "$n.out" || { tail -n 5 "$n.out"; fail "$n: run failed"; }
+    "$VT" report --no-color "$n.vt" >"$n.txt" && "$VT" report --json "$n.vt" >"$n.json" ||
+        fail "$n: report failed"
+done
 # nanoGPT's own run (its configurator, examples/sim/sim_train.py, whose class GPT is in that file):
 # its class is nanoGPT's still
 timeout 300 "$VT" run -q --card 12GiB -o nano.vt -- python3 "$ROOT/examples/sim/sim_train.py" \
@@ -40,7 +53,7 @@ timeout 300 "$VT" run -q --card 12GiB -o mingpt0.vt -- python3 "$ROOT/tests/pyth
 grep -q "^configuration (an argparse script)" mingpt0.txt && ! grep -q "nanoGPT" mingpt0.txt ||
     fail "mingpt0: $(grep -m3 'nanoGPT\|^configuration' mingpt0.txt)"
 python3 - <<'PY' || exit 1
-import json, sys
+import json, re, sys
 bad = []
 for n in ("plain", "ema", "lora"):
     r, text = json.load(open(n + ".json")), open(n + ".txt").read()
@@ -57,6 +70,18 @@ for n in ("plain", "ema", "lora"):
         bad.append("%s: no EMA, every weight trained, said %s" % (n, ema))
     if facts["lora"] != "0" and "no adapters recognised as peft's" not in (r["formula_note"] or ""):
         bad.append("%s: its own adapters: %s" % (n, r["formula_note"]))
+for n in ("ema_oom", "plain_oom"):
+    r, out = json.load(open(n + ".json")), open(n + ".out").read()
+    facts = dict(kv.split("=") for kv in next(l for l in out.splitlines() if l.startswith("FACTS ")).split()[1:])
+    ema = r["recognized"]["ema"]
+    if "\nstep " in out or r["backward_passes"]:
+        bad.append("%s: not out of memory in its first forward" % n)
+    elif facts["ema"] == "1":
+        m = re.search(r"\(([0-9.]+) MiB\) repeat", ema["where"])
+        if ema["on"] is not None or not m or abs(float(m.group(1)) - int(facts["ema_bytes"]) / 2**20) > 0.05:
+            bad.append("%s: its own EMA of %s B said %s" % (n, facts["ema_bytes"], ema))
+    elif ema["on"] is not False:
+        bad.append("%s: no EMA, no copy among its weights, said %s" % (n, ema))
 if bad:
     print("own_parts: " + "\n  ".join(bad))
     sys.exit(1)

@@ -2,7 +2,8 @@
 written here whose class is named GPT (as many programs name theirs; not nanoGPT's model.py),
 fp32, AdamW. --ema keeps an fp32 EMA copy of every weight, updated after each step, in code of
 its own (no library's EMA class); --lora freezes the weights and trains low-rank adapters on the
-attention's projection written here (no peft). Prints a FACTS line of what it ran. Used by
+attention's projection written here (no peft). Prints a FACTS line of what it ran (ema_bytes: its
+EMA copy's bytes) and "step N" after each step (none: it ran out of memory in its first). Used by
 tests/integration/own_parts.sh."""
 import argparse
 import os
@@ -75,9 +76,9 @@ def main():
     params = [p for p in model.parameters() if p.requires_grad]
     ema = [p.detach().clone() for p in model.parameters()] if a.ema else []
     opt = torch.optim.AdamW(params, lr=3e-4)
-    print("FACTS ema=%d lora=%d params=%d trainable=%d" % (
-        bool(a.ema), a.lora, sum(p.numel() for p in model.parameters()), sum(p.numel() for p in params)),
-        flush=True)
+    print("FACTS ema=%d lora=%d params=%d trainable=%d ema_bytes=%d" % (
+        bool(a.ema), a.lora, sum(p.numel() for p in model.parameters()), sum(p.numel() for p in params),
+        sum(e.numel() * e.element_size() for e in ema)), flush=True)
     for step in range(a.steps):
         x = torch.randint(0, V, (a.batch_size, T)).to("cuda")
         loss = F.cross_entropy(model(x).view(-1, V), x.view(-1))

@@ -70,7 +70,7 @@ const char *recognize_ema_words(int which)
 static void set(recog_feature *f, int state, const char *where)
 {
     f->state = state;
-    snprintf(f->where, sizeof f->where, "%s", where);
+    snprintf(f->where, sizeof f->where, "%.*s", (int)sizeof f->where - 1, where);
 }
 
 /* compile_code: a code object of torch.compile at work: inductor, AOT autograd, the code
@@ -174,6 +174,18 @@ static void recognize_ema(const recognize_input *in, int frames, run_recognition
                  "the frozen base model under peft's LoRA adapters",
                  (double)rest / 1048576.0);
         set(&out->feat[FEATURE_EMA], FEAT_OFF, msg);
+    } else if (frames && !out->trainable && in->copy_tensors) {
+        /* no gradient says which weights train (no backward ran), and a run of the weights
+         * repeats the sizes of the one made before it: a copy (an own EMA made before the first
+         * forward ran out of memory had been said "off") */
+        char said[400]; /* (set cuts it to its row's room; the numbers are short) */
+        snprintf(said, sizeof said,
+                 "not recognised: no code of a known EMA ran (diffusers' EMAModel, timm's "
+                 "ModelEma, AveragedModel, torch_ema); no backward told which weights train, "
+                 "and %zu weight tensors (%.1f MiB) repeat in order the sizes of the %zu before "
+                 "them: a copy the program keeps (an EMA's, or another model's)",
+                 in->copy_tensors, (double)in->copy_bytes / 1048576.0, in->copy_tensors);
+        set(&out->feat[FEATURE_EMA], FEAT_UNKNOWN, said);
     } else if (frames && room) { /* (a program's own EMA had been said "off") */
         snprintf(msg, sizeof msg,
                  "not recognised: no code of a known EMA ran (diffusers' EMAModel, timm's "

@@ -145,6 +145,10 @@ typedef struct recognize_input {
     const char *act_at;      /* that moment in words ("at the tensors' peak") */
     int attention;           /* 1: attention kernels' tensors were made (the attention category),
                               * or torch's MultiheadAttention ran */
+    /* the weights at the moment explained hold a copy of themselves (weights_copy.h): its
+     * tensors and bytes; 0: none found */
+    size_t copy_tensors;
+    uint64_t copy_bytes;
 } recognize_input;
 
 /* What was trained and how. */

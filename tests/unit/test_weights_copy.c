@@ -1,0 +1,89 @@
+/* test_weights_copy.c — a copy of the weights among them, told by their sizes (weights_copy.h):
+ * a model and its copy made after it are found, with the copy's tensors and bytes; one model's
+ * repeated blocks, or the model alone, are none. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "weights_copy.h"
+
+/* model: a decoder's weights as made: embedding, position table, L blocks of six tensors, the
+ * final norm, the head (V×d); n of them at out, returned */
+static size_t model(uint64_t *out, int L, uint64_t d, uint64_t V)
+{
+    size_t n = 0;
+    out[n++] = V * d * 4, out[n++] = 256 * d * 4;
+    for (int l = 0; l < L; l++) {
+        out[n++] = d * 4, out[n++] = d * 4;                 /* a norm */
+        out[n++] = 3 * d * d * 4, out[n++] = d * d * 4;     /* attention */
+        out[n++] = 4 * d * d * 4, out[n++] = 4 * d * d * 4; /* MLP */
+    }
+    out[n++] = d * 4, out[n++] = V * d * 4;
+    return n;
+}
+
+static uint64_t sum(const uint64_t *s, size_t n)
+{
+    uint64_t b = 0;
+    for (size_t i = 0; i < n; i++)
+        b += s[i];
+    return b;
+}
+
+static void test_copy_found(void **state)
+{
+    (void)state;
+    uint64_t s[1024];
+    weights_copy wc;
+    size_t n = model(s, 4, 256, 8192);
+    uint64_t bytes = sum(s, n);
+    /* the model alone: its blocks repeat, but no run of them holds a copy */
+    assert_int_equal(weights_copy_find(s, n, &wc), 0);
+    assert_int_equal(wc.tensors, 0);
+    /* the model, then its copy (an EMA made of its parameters), then a counter of 8 B */
+    memcpy(s + n, s, n * sizeof *s);
+    s[2 * n] = 8;
+    assert_int_equal(weights_copy_find(s, 2 * n + 1, &wc), 1);
+    assert_int_equal(wc.tensors, n);
+    assert_int_equal(wc.bytes, bytes);
+    /* another model made before it (a text encoder of another shape): still found */
+    size_t e = model(s, 2, 128, 1000);
+    n = model(s + e, 4, 256, 8192);
+    memcpy(s + e + n, s + e, n * sizeof *s);
+    assert_int_equal(weights_copy_find(s, e + 2 * n, &wc), 1);
+    assert_int_equal(wc.tensors, n);
+}
+
+static void test_blocks_none(void **state)
+{
+    (void)state;
+    uint64_t s[4096];
+    weights_copy wc;
+    /* a model of 24 blocks with a small embedding and head (a vision transformer's): halves of
+     * its blocks are the same sizes in the same order, a repeat of one block, no copy */
+    size_t n = model(s, 24, 768, 16);
+    assert_int_equal(weights_copy_find(s, n, &wc), 0);
+    /* a long model of blocks alone (the search's worst case) stays quick and finds none */
+    n = 0;
+    for (int l = 0; l < 680; l++)
+        for (int t = 0; t < 6; t++)
+            s[n++] = (uint64_t)(t + 1) * 4096;
+    assert_int_equal(weights_copy_find(s, n, &wc), 0);
+    /* two blocks (a run and the same run after it) that hold less than half of the weights'
+     * bytes (a large vocabulary's embedding and head beside them) are none */
+    n = model(s, 2, 64, 8192);
+    assert_int_equal(weights_copy_find(s, n, &wc), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_copy_found),
+        cmocka_unit_test(test_blocks_none),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
