@@ -4,6 +4,7 @@
 #include "report.h"
 
 #include "cfgsrc.h"
+#include "evalsrc.h"
 #include "hashseed.h"
 #include "weights_copy.h"
 
@@ -494,6 +495,9 @@ static int report_fill(report_ctx *c)
                          r->at_oom.by_cat.bytes[CAT_KERNEL_CODE] +
                          r->at_oom.by_cat.bytes[CAT_EXTERNAL];
         f->oom_phase = phase_name(r->oom_phase);
+        const tables_stack *ost = r->oom_stack ? tables_stack_get(r->t, r->oom_stack) : NULL;
+        f->oom_step_pass =
+            r->oom_phase == PHASE_EVAL && ost && evalsrc_stack(&r->eval_src, r->t, ost) == 2;
         f->oom_iter = (int)r->oom_iter;
         f->oom_bwd = (int)r->oom_bwd;
         replay_site_text(r, r->oom_stack, c->site_oom, sizeof c->site_oom);

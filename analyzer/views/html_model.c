@@ -62,7 +62,9 @@ void html_summary(FILE *out, const report_ctx *c)
     }
     if (f->has_oom && m) {
         fputs("<div class=\"card bad\"><h3>out of memory</h3><p class=big>in the ", out);
-        html_esc(out, f->oom_phase && *f->oom_phase ? f->oom_phase : "run");
+        html_esc(out, f->oom_step_pass                ? "no-grad pass whose outputs the step uses"
+                      : f->oom_phase && *f->oom_phase ? f->oom_phase
+                                                      : "run");
         fprintf(out, "</p><p>asking for %s: <b>", html_bytes(f->oom_requested, b1, sizeof b1));
         html_esc(out, advice_cause_text_on(m->cause, f->oom_device_decided));
         fputs("</b> <a href=\"#oom\">why</a></p></div>\n", out);
@@ -144,7 +146,10 @@ void html_oom(FILE *out, const report_ctx *c)
         html_esc(out, f->oom_site);
         fputs("</span>", out);
     }
-    if (f->oom_phase && *f->oom_phase) {
+    if (f->oom_step_pass) {
+        fputs(" during a no-grad pass whose outputs the step uses (phase eval: not an evaluation)",
+              out);
+    } else if (f->oom_phase && *f->oom_phase) {
         fputs(" during the ", out);
         html_esc(out, f->oom_phase);
     }

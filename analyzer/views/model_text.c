@@ -156,7 +156,10 @@ static void print_oom(FILE *out, const model_result *m, const run_facts *f)
     fprintf(out, "\nOOM: %s requested", card_format_bytes(f->oom_requested, b1, sizeof b1));
     if (f->oom_site && *f->oom_site)
         fprintf(out, " at %s", f->oom_site);
-    if (f->oom_phase && *f->oom_phase)
+    if (f->oom_step_pass)
+        fputs(" during a no-grad pass whose outputs the step uses (phase eval: not an evaluation)",
+              out);
+    else if (f->oom_phase && *f->oom_phase)
         fprintf(out, " during %s", f->oom_phase);
     uint64_t cap = f->oom_capacity ? f->oom_capacity : m->capacity;
     fprintf(out, "; capacity %s%s\n", card_format_bytes(cap, b2, sizeof b2),

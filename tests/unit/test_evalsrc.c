@@ -204,6 +204,68 @@ static void test_decorated(void **state)
                      0);
 }
 
+/* a no_grad block under model.eval() whose outputs a later backward reads (through names bound
+ * from them: PPO's rollouts) is a pass of the step's, 2; one whose outputs are only printed, or
+ * whose names the step binds anew before its backward, an evaluation still, 1 */
+static void test_rollout(void **state)
+{
+    (void)state;
+    static const char roll[] = "def main():\n"                               /* 1 */
+                               "    buf = []\n"                              /* 2 */
+                               "    for step in range(4):\n"                 /* 3 */
+                               "        if step % 2 == 0:\n"                 /* 4 */
+                               "            model.eval()\n"                  /* 5 */
+                               "            with torch.no_grad():\n"         /* 6 */
+                               "                xs = batch(4 * B)\n"         /* 7 */
+                               "                old, _ = model(xs)\n"        /* 8 */
+                               "            model.train()\n"                 /* 9 */
+                               "        x = xs[:B]\n"                        /* 10 */
+                               "        logits, loss = model(x)\n"           /* 11 */
+                               "        loss = loss + kl(logits, old[:B])\n" /* 12 */
+                               "        loss.backward()\n";                  /* 13 */
+    assert_int_equal(lines(roll), 2);
+    for (int l = 1; l < 14; l++)
+        assert_int_equal(g_lines[l], l == 7 || l == 8 ? 2 : 0);
+    /* filled in place (buf.append) and read through a for loop's name, in a one-line block */
+    assert_int_equal(lines("def main():\n"
+                           "    for step in range(4):\n"
+                           "        if step % 2 == 0:\n"
+                           "            model.eval()\n"
+                           "            with torch.no_grad(): buf.append(model.generate(p))\n"
+                           "            model.train()\n"
+                           "        for seq in buf:\n"
+                           "            r = reward(seq)\n"
+                           "            (r * model(seq)).mean().backward()\n"),
+                     1);
+    assert_int_equal(g_lines[5], 2);
+    /* an evaluation whose loss is printed and kept as the best: 1 */
+    assert_int_equal(lines("def main():\n"
+                           "    for step in range(4):\n"
+                           "        if step % 2 == 0:\n"
+                           "            model.eval()\n"
+                           "            with torch.no_grad():\n"
+                           "                val = model(xv)\n"
+                           "            model.train()\n"
+                           "            print(val)\n"
+                           "        best = min(best, val)\n"
+                           "        loss = model(x)\n"
+                           "        loss.backward()\n"),
+                     1);
+    assert_int_equal(g_lines[6], 1);
+    /* its names bound anew by the step before its backward: 1 */
+    assert_int_equal(lines("def main():\n"
+                           "    for step in range(4):\n"
+                           "        if step % 2 == 0:\n"
+                           "            model.eval()\n"
+                           "            with torch.no_grad():\n"
+                           "                logits, loss = model(xv)\n"
+                           "            model.train()\n"
+                           "        logits, loss = model(x)\n"
+                           "        loss.backward()\n"),
+                     1);
+    assert_int_equal(g_lines[6], 1);
+}
+
 /* a large script is answered, the same way as a small one: 600 functions that each evaluate
  * inline and call a sampler of their own, and one function of 1,000 model.eval() lines and then
  * 1,000 no_grad blocks that no model leaves for training (~210 KB, near the 256 KiB a trace
@@ -254,7 +316,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_inline), cmocka_unit_test(test_not_evaluations),
         cmocka_unit_test(test_forms),  cmocka_unit_test(test_decorated),
-        cmocka_unit_test(test_large),
+        cmocka_unit_test(test_large),  cmocka_unit_test(test_rollout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -418,9 +418,10 @@ const char *advice_cause_text_on(oom_cause c, int device);
 
 /* advice_oom_cause: classifies an OOM from what was live (by category), the request, the
  * capacity, the allocator cache and the memory outside PyTorch at that moment, the phase
- * ("forward", "backward", "optimizer", "eval", "compile", or NULL) and the optimizer steps
- * done. why gets one line of evidence, in a transformer's terms when transformer (1: B*T tokens; 2:
- * a vision transformer's B*T patch tokens; 0: the micro-batch alone). */
+ * ("forward", "backward", "optimizer", "eval", "step_pass" (an eval-phase pass whose outputs the
+ * step uses), "compile", or NULL) and the optimizer steps done. why gets one line of evidence,
+ * in a transformer's terms when transformer (1: B*T tokens; 2: a vision transformer's B*T patch
+ * tokens; 0: the micro-batch alone). */
 oom_cause advice_oom_cause(const cat_breakdown *live, uint64_t requested, uint64_t capacity,
                            uint64_t cache, uint64_t outside, const char *phase, int iterations,
                            char *why, size_t whylen, int transformer);

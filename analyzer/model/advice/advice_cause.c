@@ -67,14 +67,19 @@ oom_cause advice_oom_cause(const cat_breakdown *live, uint64_t requested, uint64
                  mib(cache), mib(requested));
         return OOM_FRAGMENTATION;
     }
-    if (phase &&
-        (!strcmp(phase, "eval") || !strcmp(phase, "compile") || !strcmp(phase, "optimizer"))) {
+    if (phase && (!strcmp(phase, "eval") || !strcmp(phase, "step_pass") ||
+                  !strcmp(phase, "compile") || !strcmp(phase, "optimizer"))) {
         if (!strcmp(phase, "optimizer"))
             snprintf(why, whylen, "the OOM came in the %soptimizer step%s",
                      iterations == 0 ? "first " : "",
                      iterations == 0 ? ", when the optimizer creates its state (kept for every "
                                        "later step)"
                                      : "");
+        else if (!strcmp(phase, "step_pass")) /* (a rollout had been "during evaluation") */
+            snprintf(why, whylen,
+                     "the OOM came during a no-grad pass whose outputs the step uses (under "
+                     "model.eval(), what it computes read by a later line that calls .backward(: "
+                     "a rollout or a generation, not an evaluation)");
         else if (!strcmp(phase, "eval"))
             snprintf(why, whylen, "%s",
                      transformer ? "the OOM came during evaluation (logits of eval batches, about "

@@ -494,7 +494,8 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         int done = f->iterations -
                    (f->iterations > 0 && f->oom_phase && !strcmp(f->oom_phase, "optimizer"));
         m->cause = advice_oom_cause(&f->at_oom, f->oom_requested, cap, cache, f->oom_outside,
-                                    f->oom_phase, done, m->why, sizeof m->why,
+                                    f->oom_step_pass ? "step_pass" : f->oom_phase, done, m->why,
+                                    sizeof m->why,
                                     m->shape.generic        ? 0
                                     : m->shape.patch_tokens ? 2
                                                             : 1);

@@ -120,6 +120,8 @@ typedef struct run_facts {
                               * = cache_released_bytes; the cache live then is at_oom's) */
     uint64_t oom_outside;    /* context + kernel code + external then */
     const char *oom_phase;   /* "forward", "backward", "optimizer", "eval", "compile", ... */
+    int oom_step_pass;       /* 1: "eval" in a no-grad pass whose outputs the step uses (a rollout
+                              * under model.eval(), evalsrc.h's 2), not an evaluation */
     const char *oom_site;    /* "file.py:123 func" of the failing call, or "" */
     int oom_pytorch_pattern; /* 1: fail, cache released, fail again (PyTorch's retry) */
     int oom_frozen_forward;  /* 1: in a first forward that kept nothing for a backward: each

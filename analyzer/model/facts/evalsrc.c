@@ -6,13 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* a logical line of the source: its physical lines [first, last] (1-based), the indentation of
- * its first, its code's bytes [a, b) in the cleaned copy (strings' and comments' bytes blanked) */
-typedef struct lline {
-    uint32_t first, last;
-    int indent;
-    size_t a, b;
-} lline;
+#include "evalsrc_flow.h" /* (lline: a logical line of the cleaned source) */
 
 /* clean: src with the inside of string literals and comments blanked (newlines kept), so that a
  * search for code finds code only */
@@ -380,7 +374,8 @@ static void scan_free(scan *s)
     memset(s, 0, sizeof *s);
 }
 
-/* inline_eval: the with-block at line w is an inline evaluation (evalsrc.h's rules) */
+/* inline_eval: the with-block at line w is an inline evaluation (evalsrc.h's rules): 1, 2 where
+ * its outputs feed the step, else 0 */
 static int inline_eval(const scan *s, size_t w)
 {
     const char *c = s->c;
@@ -402,9 +397,12 @@ static int inline_eval(const scan *s, size_t w)
         return 0;
     /* model.eval() before it in its block, or in it, that the function sends back to training */
     size_t q = s->prev[w];
-    if (q != NONE && trains(s->stp[q], s->sts[q], fa, fe))
-        return 1;
-    return one ? trains(s->tp[w], s->ts[w], fa, fe) : trains(s->btp[w], s->bts[w], fa, fe);
+    if (!(q != NONE && trains(s->stp[q], s->sts[q], fa, fe)) &&
+        !(one ? trains(s->tp[w], s->ts[w], fa, fe) : trains(s->btp[w], s->bts[w], fa, fe)))
+        return 0;
+    /* and what it computes feeds no backward after it: a rollout the step trains on is a pass
+     * of the step's (PPO's, collected under model.eval() and no_grad, had been an evaluation) */
+    return backward(s, e, fe) && evalsrc_feeds_backward(c, s->L, w, one, e, fe) ? 2 : 1;
 }
 
 /* a def that may be a pass of its own, and what its name's calls say */
@@ -517,16 +515,17 @@ size_t evalsrc_lines(const char *src, size_t len, uint8_t *out, size_t nout)
     if (no_grad_passes(&s, ispass) == 0)
         for (size_t w = 0; w < n; w++) {
             uint32_t from, to;
+            uint8_t v = 1;
             if (ispass[w]) {
                 from = L[w].first, to = L[s.end[w] - 1].last;
-            } else if (inline_eval(&s, w)) {
+            } else if ((v = (uint8_t)inline_eval(&s, w)) != 0) {
                 int one = inline_body(c, &L[w]);
                 size_t e = one ? w + 1 : s.end[w];
                 from = one ? L[w].first : L[w + 1 < e ? w + 1 : w].first, to = L[e - 1].last;
             } else
                 continue;
             for (uint32_t l = from > done ? from : done + 1; l <= to && l < nout; l++)
-                set += !out[l], out[l] = 1;
+                set += !out[l], out[l] = v;
             if (to > done)
                 done = to;
         }

@@ -12,7 +12,10 @@
 #include "tables.h"
 
 /* evalsrc_lines: the physical lines (1-based) of src (len bytes) inside such blocks, set in
- * out[line] for line < n (out zeroed first); the count of lines set. A block is taken when
+ * out[line] for line < n (out zeroed first): 1, or 2 where the block's outputs feed the step
+ * (the last rule below broken alone: a rollout or generation pass under model.eval() and
+ * no_grad whose outputs a later backward reads, a pass of its own batch but no evaluation); the
+ * count of lines set. A block is taken when
  *  - its `with` names torch.no_grad( / inference_mode( / set_grad_enabled(False),
  *  - R.eval() is called in its body or before it in the block around it (model.eval()),
  *  - R.train( is called in the function around it (the model goes back to training: a frozen
@@ -20,7 +23,10 @@
  *  - no .backward( is in its body nor after it in the block around it (the teacher's forward,
  *    the step's backward after it, is the step's),
  *  - the function around it calls .backward( elsewhere (it trains: an evaluation-only script's
- *    forwards stay the forward).
+ *    forwards stay the forward),
+ *  - no name it binds is read, directly or through names bound from it, by a later line of the
+ *    function that calls .backward( (evalsrc_flow.h: a rollout or generation pass whose outputs
+ *    the step trains on is the step's).
  * And the body of a function decorated @torch.no_grad() / @torch.inference_mode() that is named
  * like such a pass (sample, generate, evaluate, predict, ...), has no .backward( and is called
  * with none after the call in the caller's function, in a script that calls .backward( (a
@@ -42,7 +48,8 @@ typedef struct evalsrc {
 } evalsrc;
 
 /* evalsrc_stack: 1 when a Python frame of stack (its frames as recorded: native, then Python)
- * lies on a line of an inline evaluation of a recorded script, else 0. */
+ * lies on a line of an inline evaluation of a recorded script, 2 on one of a no-grad pass whose
+ * outputs the step uses (evalsrc_lines' 2), else 0. */
 int evalsrc_stack(evalsrc *e, tables *t, const tables_stack *st);
 /* evalsrc_frames: the same for a resolved stack (frames with their lines). */
 int evalsrc_frames(evalsrc *e, const tables *t, const tables_frame *f, size_t n);

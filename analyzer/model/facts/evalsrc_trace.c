@@ -76,7 +76,7 @@ static int file_of(evalsrc *e, const tables *t, uint32_t code_id)
 
 static int on_line(const evalsrc *e, int k, int line)
 {
-    return k >= 0 && line > 0 && (size_t)line < e->f[k].nlines && e->f[k].line[line];
+    return k >= 0 && line > 0 && (size_t)line < e->f[k].nlines ? e->f[k].line[line] : 0;
 }
 
 int evalsrc_stack(evalsrc *e, tables *t, const tables_stack *st)
@@ -91,8 +91,9 @@ int evalsrc_stack(evalsrc *e, tables *t, const tables_stack *st)
             continue;
         tables_frame fr;
         tables_resolve_frame(t, raw, TABLES_FRAME_PYTHON, &fr);
-        if (on_line(e, k, fr.line))
-            return 1;
+        int v = on_line(e, k, fr.line);
+        if (v)
+            return v;
     }
     return 0;
 }
@@ -100,8 +101,12 @@ int evalsrc_stack(evalsrc *e, tables *t, const tables_stack *st)
 int evalsrc_frames(evalsrc *e, const tables *t, const tables_frame *f, size_t n)
 {
     build(e, t);
-    for (size_t i = 0; e->n && i < n; i++)
-        if (f[i].kind == TABLES_FRAME_PYTHON && on_line(e, file_of(e, t, f[i].code_id), f[i].line))
-            return 1;
+    for (size_t i = 0; e->n && i < n; i++) {
+        int v = f[i].kind == TABLES_FRAME_PYTHON
+                    ? on_line(e, file_of(e, t, f[i].code_id), f[i].line)
+                    : 0;
+        if (v)
+            return v;
+    }
     return 0;
 }

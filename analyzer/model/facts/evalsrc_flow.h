@@ -1,0 +1,28 @@
+/* evalsrc_flow.h — whether what a no_grad block computes feeds a later backward (evalsrc.c's
+ * inline evaluations): a rollout or generation pass whose outputs the step trains on is the
+ * step's, not an evaluation. Private to evalsrc.c. */
+#ifndef VT_ANALYZER_EVALSRC_FLOW_H
+#define VT_ANALYZER_EVALSRC_FLOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* a logical line of a cleaned source (strings' and comments' bytes blanked): its physical lines
+ * [first, last] (1-based), the indentation of its first, its code's bytes [a, b) */
+typedef struct lline {
+    uint32_t first, last;
+    int indent;
+    size_t a, b;
+} lline;
+
+/* the most lines after a block walked for its names (a longer function: none found there) */
+#define EVALSRC_FLOW_LINES 1000
+
+/* evalsrc_feeds_backward: a name the block bound — assigned (`x = ...`, `a, b = ...`, `for x
+ * in`, `with ... as x`) or filled (`x.append(`, `x[i] =`) by its body: the code after the colon
+ * of line w when one, else the lines (w, e) — and did not del, is read by a line among [e, to)
+ * that calls .backward(, directly or through names later lines bound from it (a name bound again
+ * from none of them no longer counts). c: the cleaned source, L its logical lines. */
+int evalsrc_feeds_backward(const char *c, const lline *L, size_t w, int one, size_t e, size_t to);
+
+#endif
