@@ -79,8 +79,10 @@ for n in ("ramp", "ramp2"):
                                                        cfg["block_size"]["where"], T))
     # the batch of the step explained: the ramp's last (its peak), said to have changed
     b = cfg["batch_size"]
-    if b["value"] != ramp[-1] or "changed during the run" not in b["where"] or \
-            "%d in its first forward" % ramp[0] not in b["where"]:
+    # (the position ids' T: a ramp of the batch, not a warm-up of T, which seq_warmup.sh says)
+    if b["value"] != ramp[-1] or "the micro-batch changed during the run" not in b["where"] or \
+            not re.search(r"(?<!\d)%d in its first forward" % ramp[0], b["where"]) or \
+            "does not tell" in b["where"]:
         bad.append("%s: micro-batch %s (%s), the ramp %s" % (n, b["value"], b["where"], ramp))
     # the flag only where it is that batch
     if (b.get("flag") == "--batch_size") != (ramp[-1] == int(f["batch_size"])):

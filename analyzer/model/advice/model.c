@@ -15,6 +15,7 @@
 #include "formula.h"
 #include "model_notes.h"
 #include "model_oom.h"
+#include "model_seq.h"
 #include "model_first_forward.h"
 #include "model_trace.h"
 #include "scriptflags.h"
@@ -519,9 +520,12 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
             !strcmp(f->oom_phase, "forward") && cap &&
             (double)f->at_oom.bytes[CAT_OPTIMIZER] >= 0.05 * (double)cap && w < sizeof m->why)
             snprintf(m->why + w, sizeof m->why - w,
-                     "; the optimizer's state (%.2f GiB), made at the first step, was live too: "
-                     "that step's forward ran before it existed",
-                     (double)f->at_oom.bytes[CAT_OPTIMIZER] / 1073741824.0);
+                     "; the optimizer's state (%.2f GiB), made at the first step, was live too%s",
+                     (double)f->at_oom.bytes[CAT_OPTIMIZER] / 1073741824.0,
+                     m->cfg.t_first ? "" : ": that step's forward ran before it existed");
+        w = strlen(m->why); /* (a warm-up of T: the failing step's T is not the first's) */
+        if (m->cause == OOM_ACTIVATIONS && w < sizeof m->why)
+            model_seq_cause(&m->cfg, m->why + w, sizeof m->why - w);
     }
     /* a run that ran out of memory does not fit its card; a larger one (report --card) is told
      * what its prediction says, as predict --from says it (it had been told to shrink, on an

@@ -207,7 +207,7 @@ typedef struct model_result {
     int forward_cut; /* the run stopped at the OOM inside a forward: what it measured is part of one
                       */
     oom_cause cause;
-    char why[480];
+    char why[640]; /* (a warm-up of T adds its two T: model_seq_cause) */
     int expandable_set;
     uint64_t largest_batch;
     /* the cache assumed at largest_batch, and the most with which it still keeps the headroom,

@@ -9,6 +9,7 @@
 
 #include "autocastsrc.h"
 #include "formula.h"
+#include "model_seq.h"
 #include "scriptflags.h"
 
 /* set_trace: key k from the trace (src TRACE, where), the flag that carried nothing. */
@@ -155,13 +156,17 @@ void model_batch_seen(nano_config *c, const run_facts *f)
     const infer_result *ir = f->inferred;
     config_value *b = &c->v[CFG_batch_size];
     const config_value *t = &c->v[CFG_block_size];
-    if (!ir || !given(b) || b->i <= 0)
+    if (!ir || !given(b) || b->i <= 0) {
+        model_seq_unknown(c, f); /* (no flag: B or T, not known which, where the tokens changed) */
         return;
+    }
     long long T = !config_unset(t) && t->i > 0 ? t->i : 0, b0 = 0, now = 0;
     char first[96], flag[128], where[448];
     if (ir->v[INFER_tokens].known && !ir->tokens_eval && T && ir->v[INFER_tokens].value % T == 0) {
         long long n = ir->v[INFER_tokens].value;
         b0 = n / T;
+        if (model_seq_changed(c, f, n, T)) /* (the flag ran the first forward: T changed) */
+            return;
         now = f->tokens_now && f->tokens_now % (uint64_t)T == 0 ? (long long)f->tokens_now / T : 0;
         snprintf(first, sizeof first, "its token batch, %lld tokens over T = %lld", n, T);
     } else if (!ir->v[INFER_tokens].known && ir->v[INFER_image_size].known &&
@@ -181,7 +186,10 @@ void model_batch_seen(nano_config *c, const run_facts *f)
     if (b0 <= 0 || (b0 == b->i && (!now || now == b->i)))
         return; /* nothing read, or what the program gave */
     flag_said(b, flag, sizeof flag);
-    if (now && now != b0 && now == b->i) { /* a ramp-up: the flag is the step's */
+    if (now && now != b0 && now == b->i && T && !positions_divide(t, b0 * T) &&
+        ir->v[INFER_tokens].known && model_seq_either(c, f, b0 * T, T)) {
+        /* (a T no position ids gave: a ramp-up, or a warm-up of T, both said) */
+    } else if (now && now != b0 && now == b->i) { /* a ramp-up: the flag is the step's */
         snprintf(where, sizeof where,
                  "; the micro-batch changed during the run: %lld in its first forward (%s), %lld "
                  "at the moment explained",

@@ -127,6 +127,10 @@ typedef struct nano_config {
      * took another batch): its name and value ("--batch", 256), or "" */
     char batch_other[48];
     long long batch_other_v;
+    /* the first forward's T where the moment explained ran another with the same micro-batch (a
+     * sequence-length warm-up: model_batch_seen), its token batch's tokens then (t_first_tokens),
+     * and the moment's (t_now_tokens); 0: T did not change, or the trace does not tell */
+    long long t_first, t_first_tokens, t_now_tokens;
     /* the batch flag that carries B·A, the optimizer's batch: the recorded script divides it by
      * the accumulation's flag (config_apply_script); advice spells a change of B through it, and
      * its value, batch_global_v, with it; or "" */

@@ -1,0 +1,94 @@
+#!/bin/sh
+# seq_warmup.sh — a run whose sequence length changes while its micro-batch does not. A SIMULATED
+# loop of its own (tests/python/seq_warmup.py: T --warmup_seq_len for its first steps, then
+# --seq_len, --batch_size every step, no position ids unless --learned_pos) had the moment
+# explained's tokens over its first forward's T read as the micro-batch: "B = 16: the batch at the
+# moment explained ...; the micro-batch changed during the run (4 in its first forward ...), and
+# --batch_size 4 is not that step's", T the warm-up's, and its out-of-memory run advised a
+# micro-batch 4 times its own. Now the flag that ran the first forward and divides the later
+# tokens stands, T is the moment's; with no batch flag both readings are said and neither chosen;
+# where T is a flag's and the batch flag the moment's, both readings are said beside them (it had
+# been "the micro-batch changed during the run: 1 in its first forward" of --batch_size 4
+# --seq_len 256);
+# the cause of an out-of-memory error at the first longer step says T changed. (The micro-batch
+# ramp, whose flag is its later steps' and whose T its position ids give, is batch_flags.sh's.)
+# Every number checked is the program's own (its FACTS line and the steps it printed).
+set -u
+fail() { echo "seq_warmup: $*"; exit 1; }
+[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
+command -v python3 >/dev/null 2>&1 || { echo "SKIP seq_warmup: no python3"; exit 77; }
+export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+run() { # name, card, arguments
+    n=$1 card=$2
+    shift 2
+    timeout 300 "$VT" run --card "$card" -o "$n.vt" -- python3 "$ROOT/tests/python/seq_warmup.py" "$@" \
+        </dev/null >"$n.out" 2>&1
+    grep -q '^FACTS' "$n.out" || { tail -n 5 "$n.out"; fail "$n: run failed"; }
+    "$VT" report --no-color "$n.vt" >"$n.txt" && "$VT" report --json "$n.vt" >"$n.json" ||
+        fail "$n: report failed"
+    # (with no micro-batch known predict asks for one)
+    [ "$n" = noflag ] || "$VT" predict --json --from "$n.vt" >"$n.pred.json" || fail "$n: predict failed"
+}
+run flag 12GiB --batch_size 4
+run pos 12GiB --batch_size 4 --learned_pos
+run noflag 12GiB --learned_pos
+run given 12GiB --batch_size 4 --seq_len 256
+# the first step at --seq_len runs out of memory (the warm-up's fit): 700 MiB at --batch_size 16
+run oom 700MiB --batch_size 16
+grep -q OutOfMemoryError oom.out || fail "oom: the run did not run out of memory"
+python3 - <<'PY' || exit 1
+import json, sys
+
+def facts(n):
+    line = next(l for l in open(n + ".out") if l.startswith("FACTS "))
+    return {k: int(v) for k, v in (kv.split("=", 1) for kv in line.split()[1:])}
+
+bad = []
+for n in ("flag", "pos", "oom"):
+    f, r, p = facts(n), json.load(open(n + ".json")), json.load(open(n + ".pred.json"))
+    B, T, T0 = f["batch_size"], f["seq_len"], f["warmup_seq_len"]
+    for view, cfg in (("report", r["config"]), ("predict", p["config"])):
+        b, t = cfg["batch_size"], cfg["block_size"]
+        if b["value"] != B or "changed during the run (" in b["where"]:
+            bad.append("%s %s: micro-batch %s, the program's %d" % (n, view, b, B))
+        if t["value"] != T or (view == "report" and "%d in its first forward" % T0 not in t["where"]):
+            bad.append("%s %s: T %s, the program's %d after %d" % (n, view, t, T, T0))
+    for a in r["advice"] or []:  # (no what-if of a micro-batch 4 times the program's)
+        if a["batch_size"] > B:
+            bad.append("%s: what-if %s, the micro-batch %d" % (n, a["change"], B))
+# the out-of-memory run: its first step at --seq_len failed, the warm-up's ran
+f, r = facts("oom"), json.load(open("oom.json"))
+done = sum(1 for l in open("oom.out") if l.startswith("step "))
+if done != f["warmup_steps"]:
+    bad.append("oom: %d steps done, the warm-up's %d" % (done, f["warmup_steps"]))
+ev = r["oom"]["evidence"]
+want = "T changed during the run: %d at the failure" % f["seq_len"]
+if want not in ev or "%d in the first forward" % f["warmup_seq_len"] not in ev or \
+        "that step's forward ran before it existed" in ev:
+    bad.append("oom: cause %r" % ev)
+lb = r["prediction"]["largest_batch_size"]
+if lb is not None and lb >= f["batch_size"]:
+    bad.append("oom: largest micro-batch %s, the one that failed %d" % (lb, f["batch_size"]))
+# no batch flag: B or T changed, which is not known; both readings said, neither chosen
+f, r = facts("noflag"), json.load(open("noflag.json"))
+B, T, T0 = f["batch_size"], f["seq_len"], f["warmup_seq_len"]
+b = r["config"]["batch_size"]
+n0, now = B * T0, B * T
+for said in ("B = %d at T = %d" % (now // T0, T0), "T = %d at B = %d" % (T, B), "%d tokens over T = %d" % (n0, T0)):
+    if said not in b["where"]:
+        bad.append("noflag: %r not in %r" % (said, b["where"]))
+if b["value"] is not None or any(a["change"].startswith("micro-batch") for a in r["advice"] or []):
+    bad.append("noflag: micro-batch %s chosen (%s)" % (b["value"], [a["change"] for a in r["advice"] or []]))
+# both flags given, T no position ids': the flag's batch at its T at the moment explained, fewer
+# tokens first: a ramp of the micro-batch or a warm-up of T, both said, neither asserted
+f, r = facts("given"), json.load(open("given.json"))
+B, T, T0 = f["batch_size"], f["seq_len"], f["warmup_seq_len"]
+b, t = r["config"]["batch_size"], r["config"]["block_size"]
+if b["value"] != B or t["value"] != T or "the micro-batch changed during the run" in b["where"] or \
+        "its T (%d, then %d at the micro-batch %d)" % (T0, T, B) not in b["where"]:
+    bad.append("given: micro-batch %s, T %s, the program's %d, %d after %d" % (b, t["value"], B, T, T0))
+if bad:
+    print("seq_warmup: " + "\n  ".join(bad))
+    sys.exit(1)
+PY
+echo "seq_warmup: ok"
