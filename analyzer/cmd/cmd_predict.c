@@ -189,6 +189,7 @@ verdict:
     int nano = c->program == PROG_NANOGPT;
     const char *mb = batch_word(nano ? PROG_NANOGPT : c->program, s->no_training);
     int unmeasured = run->largest_unpredicted;
+    uint64_t cache1 = 0; /* (none fits: the most cache with which 1 would) */
     char un[400];
     if (unmeasured) /* as the report says */
         printf("largest %s that fits: %s\n", mb,
@@ -215,6 +216,7 @@ verdict:
         char why[240];
         if (most)
             printf("  %s\n", model_next_cache_text(cache, 0, most, why, sizeof why));
+        cache1 = most;
     }
     int found =
         advice_recommend(cal, s, p->required_bytes, lb, a->card.bytes, unmeasured, &rb, &ra);
@@ -247,7 +249,7 @@ verdict:
     }
     uint64_t floor = found || unmeasured || lb ? 0 : weights_floor(cal, s, a->card.bytes);
     predict_print_recommended(c, s, &base, mb, nano, a->from != NULL, found, rb, ra, unmeasured, lb,
-                              floor, run->targs[0] ? run->targs : NULL);
+                              floor, run->targs[0] ? run->targs : NULL, cache1);
 }
 
 /* json_formula_lines: the largest tensor and the documents' basic formula, as the text's two

@@ -350,7 +350,7 @@ int predict_batch_assumed(const nano_config *c, const gpt_shape *s, int from)
 void predict_print_recommended(const nano_config *c, const gpt_shape *s, const gpt_shape *base,
                                const char *mb, int nano, int from, int found, uint64_t rb,
                                uint64_t ra, int unmeasured, uint64_t lb, uint64_t floor,
-                               const char *targs)
+                               const char *targs, uint64_t cache1)
 {
     char flags[sizeof((advice_item *)0)->cmdline];    /* (as the report's what-ifs) */
     if (found && predict_batch_assumed(c, s, from)) { /* (nothing to keep or change of yours) */
@@ -423,14 +423,26 @@ void predict_print_recommended(const nano_config *c, const gpt_shape *s, const g
                one, s->checkpointing ? "" : " or activation checkpointing",
                card_format_bytes(floor, b, sizeof b),
                formula_opt_bpp(s) > 0 ? " or an optimizer with less state" : "");
-    } else if (nano) /* (checkpointing only where it is off: it had been told with it on) */
-        printf("not even batch_size=1 fits: use a smaller model%s a shorter block_size%s\n",
+    }
+    if (floor || found || unmeasured || lb)
+        return;
+    /* (where the cache decides at 1, said so: a sequence-length warm-up's --batch_size 4 run out
+     * of memory had been told "not even a micro-batch of 1 fits: use a smaller model" flat, where
+     * 1 and 2 run with less cache than the floor an OOM run is given) */
+    char c1[128] = "", b[32];
+    if (cache1)
+        snprintf(c1, sizeof c1,
+                 " with the allocator cache assumed (with at most %s of it, it would: vramtrace "
+                 "fit measures)",
+                 card_format_bytes(cache1, b, sizeof b));
+    if (nano) /* (checkpointing only where it is off: it had been told with it on) */
+        printf("not even batch_size=1 fits%s: use a smaller model%s a shorter block_size%s\n", c1,
                s->checkpointing ? " or" : ",",
                s->checkpointing ? "" : " or activation checkpointing");
     else /* what shortens the input is the program's own (a sequence, an image size) */
-        printf("not even a %s of 1 fits: use a smaller model%s smaller inputs (shorter sequences, "
-               "smaller images)%s\n",
-               mb, s->checkpointing ? " or" : ",",
+        printf("not even a %s of 1 fits%s: use a smaller model%s smaller inputs (shorter "
+               "sequences, smaller images)%s\n",
+               mb, c1, s->checkpointing ? " or" : ",",
                s->checkpointing ? "" : " or activation checkpointing");
 }
 

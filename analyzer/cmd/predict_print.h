@@ -60,10 +60,11 @@ int predict_batch_assumed(const nano_config *c, const gpt_shape *s, int from);
  * batch fits, that one still does: not "not even 1 fits"); floor: where nothing fits, what a
  * micro-batch of 1 needs with the shortest input and activation checkpointing when even that
  * does not fit, else 0; targs: the training-arguments call the run's switches go in, NULL
- * none: advice_batch_flags) */
+ * none: advice_batch_flags; cache1: where none fits, the most allocator cache with which a
+ * micro-batch of 1 would (the cache decides it), else 0) */
 void predict_print_recommended(const nano_config *c, const gpt_shape *s, const gpt_shape *base,
                                const char *mb, int nano, int from, int found, uint64_t rb,
                                uint64_t ra, int unmeasured, uint64_t lb, uint64_t floor,
-                               const char *targs);
+                               const char *targs, uint64_t cache1);
 
 #endif
