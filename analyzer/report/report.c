@@ -441,6 +441,7 @@ static int report_fill(report_ctx *c)
         .state_elem = trained_elem,
         .master_bytes = f->inferred ? f->inferred->master_bytes : 0,
         .trained_by_copies = f->inferred ? f->inferred->trained_by_copies : 0,
+        .copies_freed = r->fwd0_copies_freed,
     };
     /* the activations' share torch's convolution layers made, where the most were live */
     const struct {

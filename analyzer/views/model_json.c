@@ -189,6 +189,8 @@ static void add_recognized_json(cJSON *root, const model_result *m)
         cJSON_AddNumberToObject(o, "trainable_params", (double)r->trainable);
     else
         cJSON_AddNullToObject(o, "trainable_params");
+    if (r->trainable && r->trainable_lower) /* (present only then: a lower bound) */
+        cJSON_AddTrueToObject(o, "trainable_params_at_least");
     for (int i = 0; i < FEATURE_COUNT; i++) {
         cJSON *e = add_feature(o, feature_key((feature_id)i), &r->feat[i]);
         if (i == FEATURE_EMA) /* its copy of the weights among the parameters, when explained */

@@ -526,6 +526,41 @@ static void test_loops(void **state)
     tables_free(t);
 }
 
+/* before any backward, beside another model's blocks whose 16-bit copies the first forward freed
+ * after each use (a frozen teacher under no_grad), the weights whose copies were kept train, a
+ * lower bound (trainable.c); not where the freed copies cover under half of the other weights
+ * (their blocks never used: nothing says they are frozen), nor with no such blocks inferred */
+static void test_trainable_by_copies(void **state)
+{
+    (void)state;
+    infer_result ir;
+    memset(&ir, 0, sizeof ir);
+    ir.v[INFER_frozen_blocks] = (infer_value){1, 16, "x"};
+    recognize_input in = {.inferred = &ir,
+                          .tensor_mode = 1,
+                          .forward_seen = 1,
+                          .param_bytes = 4000,
+                          .has_cat_peaks = 1,
+                          .trained_by_copies = 500,
+                          .copies_freed = 1700};
+    run_recognition r;
+    recognize_run(&in, &r);
+    assert_int_equal(r.trainable, 125);
+    assert_int_equal(r.trainable_lower, 1);
+    assert_non_null(strstr(r.trainable_where, "at least"));
+    in.copies_freed = 800; /* (2 x 800 B of weights used of the 3500 not kept: under half) */
+    recognize_run(&in, &r);
+    assert_int_equal(r.trainable, 0);
+    assert_int_equal(r.trainable_lower, 0);
+    in.copies_freed = 1700, ir.v[INFER_frozen_blocks].known = 0;
+    recognize_run(&in, &r);
+    assert_int_equal(r.trainable, 0);
+    ir.v[INFER_frozen_blocks].known = 1, in.grad_peak = 400; /* a backward: its gradients */
+    recognize_run(&in, &r);
+    assert_int_equal(r.trainable, 100);
+    assert_int_equal(r.trainable_lower, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -533,7 +568,7 @@ int main(void)
         cmocka_unit_test(test_optimizers),   cmocka_unit_test(test_optim_cmdline),
         cmocka_unit_test(test_optim_script), cmocka_unit_test(test_steps_unseen),
         cmocka_unit_test(test_features),     cmocka_unit_test(test_loops),
-        cmocka_unit_test(test_ema),
+        cmocka_unit_test(test_ema),          cmocka_unit_test(test_trainable_by_copies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -439,23 +439,27 @@ void model_frozen_beside(model_result *m, const run_facts *f)
 {
     const infer_value *fz = f->inferred ? &f->inferred->v[INFER_frozen_blocks] : NULL;
     uint64_t tr = m->rec.trainable, P = m->params_trace;
-    if (!tr && f->backward_passes == 0 && m->formula_ok)
+    /* (copies kept count no weight autocast never casts: a GPT-2's position table, its norms) */
+    if ((!tr || m->rec.trainable_lower) && f->backward_passes == 0 && m->formula_ok)
         tr = formula_params_exact(&m->shape);
-    if (!fz || !fz->known || !m->formula_ok || !tr || !P || tr >= P)
+    if (!fz || !fz->known || !tr || !P || tr >= P)
         return;
-    m->frozen_params = P - tr;
-    m->shape.train_frac = 0; /* all of the trained model's weights train */
+    uint64_t frozen = P - tr; /* (no formula: the what-ifs take the trainable share, model.c) */
+    if (m->formula_ok)
+        m->frozen_params = frozen, m->shape.train_frac = 0; /* all of its weights train */
     /* those weights are that model's: no room left for an EMA the program keeps itself (a GPT-2
      * distilled from a GPT-2 medium had been told "1353.5 MiB of weights take no gradient, which
-     * can hold a copy the program keeps itself", its OOM run "off"). Not a second model of the
-     * trained one's size: the program's own EMA copy of it (copy.deepcopy) has those sizes too */
+     * can hold a copy the program keeps itself", its OOM run "off"; a student and a teacher of
+     * the program's own classes too). Not a second model of the trained one's size: the
+     * program's own EMA copy of it (copy.deepcopy) has those sizes too */
     recog_feature *ema = &m->rec.feat[FEATURE_EMA];
-    if (ema->state == FEAT_UNKNOWN && ema->where[0] && m->frozen_params != tr)
+    uint64_t near = tr / 50; /* (its size within 2 %: a U-Net's own EMA copy, buffers aside) */
+    if (ema->state == FEAT_UNKNOWN && ema->where[0] && (frozen + near < tr || frozen > tr + near))
         snprintf(ema->where, sizeof ema->where,
                  "no code of an EMA of the weights ran (diffusers' EMAModel, timm's ModelEma, "
                  "AveragedModel, torch_ema); the weights that take no gradient are a second, "
-                 "frozen model's (a teacher or a reference model: %.2f M elements in "
+                 "frozen model's (a teacher or a reference model: %s%.2f M elements in "
                  "blocks beside the trained model's)",
-                 (double)m->frozen_params / 1e6),
+                 !m->formula_ok && m->rec.trainable_lower ? "at most " : "", (double)frozen / 1e6),
             ema->state = FEAT_OFF;
 }

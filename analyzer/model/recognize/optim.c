@@ -163,31 +163,11 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
     optim_kind named = named_optims(in, out);
     /* the trainable parameters: gradients are made for them only (in the parameters' dtype) */
     out->trainable_where[0] = '\0';
+    out->trainable_lower = 0;
     out->param_elem = in->param_elem == 2 ? 2 : 4;
     unsigned e = in->state_elem == 2 || in->state_elem == 4 ? in->state_elem : out->param_elem;
     out->state_elem = e;
-    if (in->master_bytes >= 4) { /* (its state is theirs: fp32) */
-        out->state_elem = e = 4;
-        out->trainable = in->master_bytes / 4;
-        snprintf(out->trainable_where, sizeof out->trainable_where,
-                 "the elements of the program's fp32 master weights, copies of all its 16-bit "
-                 "weights, which its optimizer steps");
-    } else if (in->has_cat_peaks && !in->grad_peak && in->trained_by_copies >= e &&
-               in->trained_by_copies < in->param_bytes / 16) {
-        /* no gradient yet (out of memory before the first backward), and a few of the weights
-         * (adapters: their sizes repeat in every block) had their copies kept: those train. Not
-         * a larger share: a forward cut short had copied the weights it reached alone (a
-         * ResNet-50's 9.04 M of its 25.61 M, all trained) */
-        out->trainable = in->trained_by_copies / e;
-        snprintf(out->trainable_where, sizeof out->trainable_where,
-                 "the weights whose 16-bit copies autocast kept at the out-of-memory error (it "
-                 "keeps those of weights that need a gradient; none was measured)");
-    } else if (in->has_cat_peaks && in->grad_peak >= e) {
-        out->trainable = in->grad_peak / e;
-        snprintf(out->trainable_where, sizeof out->trainable_where,
-                 "the gradients' elements; the rest not trained: frozen parameters, buffers, "
-                 "or an EMA's or a teacher's copy of weights");
-    }
+    e = recognize_trainable(in, out, e); /* (trainable.c; fp32 masters make it 4) */
     out->state_cut = 0;
     if (in->has_cat_peaks && in->state_cut && out->trainable > 0) {
         /* part of the state made when the first step ran out of memory: the kind the code names

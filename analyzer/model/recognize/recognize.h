@@ -149,6 +149,8 @@ typedef struct recognize_input {
      * tensors and bytes; 0: none found */
     size_t copy_tensors;
     uint64_t copy_bytes;
+    uint64_t copies_freed;      /* autocast's 16-bit weight copies the first forward made and freed
+                                 * within it (replay.h fwd0_copies_freed): weights used, none kept */
 } recognize_input;
 
 /* What was trained and how. */
@@ -191,7 +193,9 @@ typedef struct run_recognition {
     uint64_t trainable;      /* trainable parameters (the gradients' elements); 0: unknown */
     unsigned param_elem;     /* bytes per parameter element: 4, or 2 (16-bit) */
     unsigned state_elem;     /* ... of the trained ones (their gradients, the optimizer's state) */
-    char trainable_where[160];         /* what they were counted from */
+    char trainable_where[400]; /* what they were counted from */
+    int trainable_lower; /* 1: trainable is a lower bound (before any backward, the weights whose
+                          * 16-bit copies were kept; weights never cast are not told) */
     recog_feature feat[FEATURE_COUNT]; /* by feature_id */
     uint64_t ema_bytes; /* the EMA copy of the weights among the parameters (recognize_input) */
     /* the training loop: "lightning" (Lightning's Trainer), "hf_trainer" (Hugging Face's),
@@ -232,6 +236,10 @@ void recognize_optim_script(const config_files *files, run_recognition *r);
  * no Python frames were recorded to tell a step's allocations): how many ran is not known. A
  * stateful optimizer's first step makes its state under its own code, which the stacks show. */
 int optim_steps_unseen(const run_recognition *r);
+/* recognize_trainable: out->trainable and its trainable_where from what the run measured (the
+ * program's fp32 master weights, the gradients, or before any backward the 16-bit copies autocast
+ * kept), e the trained elements' bytes; returns e as it stands after (fp32 masters: 4). */
+unsigned recognize_trainable(const recognize_input *in, run_recognition *out, unsigned e);
 /* OPTIM_UNSEEN_WHY: why such steps are not seen, in words */
 #define OPTIM_UNSEEN_WHY                                                                           \
     "one that allocates and frees nothing, as plain SGD's with its gradients zeroed in place, "    \

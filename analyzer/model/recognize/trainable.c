@@ -1,0 +1,65 @@
+/* trainable.c — how many of the weights train (recognize.h's recognize_trainable), for
+ * recognize_optim: the program's fp32 master weights its optimizer steps, the gradients'
+ * elements, or, before any backward (an out-of-memory error in the first forward), the weights
+ * whose 16-bit copies autocast kept for the backward. */
+#include <stdio.h>
+
+#include "recognize.h"
+
+/* frozen_beside: before any backward, a second model's blocks beside the trained one's, used in
+ * the first forward with their 16-bit copies freed after each use (infer.h's frozen_blocks, and
+ * the forward's freed copies, 2 B each of a 4-B weight, at least half of the weights whose copies
+ * were not kept): a frozen teacher's or reference model's forward under no_grad; the trained
+ * weights are at least those whose copies were kept (a student distilled from a 953 M teacher,
+ * out of memory after both forwards, had been costed gradients and AdamW state of all 1089 M
+ * weights: 12.17 GiB where its 135.88 M take 1.52) */
+static int frozen_beside(const recognize_input *in)
+{
+    const infer_value *fz = in->inferred ? &in->inferred->v[INFER_frozen_blocks] : NULL;
+    uint64_t kept = in->trained_by_copies;
+    if (!fz || !fz->known || fz->value <= 0 || !in->has_cat_peaks || in->grad_peak ||
+        in->param_elem == 2 || !kept || kept >= in->param_bytes)
+        return 0;
+    uint64_t rest = in->param_bytes - kept;
+    return in->copies_freed <= UINT64_MAX / 4 && 4 * in->copies_freed >= rest;
+}
+
+unsigned recognize_trainable(const recognize_input *in, run_recognition *out, unsigned e)
+{
+    if (in->master_bytes >= 4) { /* (its state is theirs: fp32) */
+        out->state_elem = e = 4;
+        out->trainable = in->master_bytes / 4;
+        snprintf(out->trainable_where, sizeof out->trainable_where,
+                 "the elements of the program's fp32 master weights, copies of all its 16-bit "
+                 "weights, which its optimizer steps");
+    } else if (in->trained_by_copies >= e && frozen_beside(in)) {
+        out->trainable = in->trained_by_copies / e;
+        out->trainable_lower = 1;
+        uint64_t used = 2 * in->copies_freed, rest = in->param_bytes - in->trained_by_copies;
+        uint64_t never = rest > used ? rest - used : 0;
+        snprintf(out->trainable_where, sizeof out->trainable_where,
+                 "at least: the weights whose 16-bit copies autocast kept at the out-of-memory "
+                 "error, before any backward (it keeps one for the backward only of a weight that "
+                 "needs a gradient); another model's %lld blocks beside them had theirs freed "
+                 "after each use (frozen: %.2f M weights used); %.2f M weights never cast "
+                 "(embeddings looked up, norms) are not told",
+                 (long long)in->inferred->v[INFER_frozen_blocks].value, (double)used / 4e6,
+                 (double)never / 4e6);
+    } else if (in->has_cat_peaks && !in->grad_peak && in->trained_by_copies >= e &&
+               in->trained_by_copies < in->param_bytes / 16) {
+        /* no gradient yet (out of memory before the first backward), and a few of the weights
+         * (adapters: their sizes repeat in every block) had their copies kept: those train. Not
+         * a larger share: a forward cut short had copied the weights it reached alone (a
+         * ResNet-50's 9.04 M of its 25.61 M, all trained) */
+        out->trainable = in->trained_by_copies / e;
+        snprintf(out->trainable_where, sizeof out->trainable_where,
+                 "the weights whose 16-bit copies autocast kept at the out-of-memory error (it "
+                 "keeps those of weights that need a gradient; none was measured)");
+    } else if (in->has_cat_peaks && in->grad_peak >= e) {
+        out->trainable = in->grad_peak / e;
+        snprintf(out->trainable_where, sizeof out->trainable_where,
+                 "the gradients' elements; the rest not trained: frozen parameters, buffers, "
+                 "or an EMA's or a teacher's copy of weights");
+    }
+    return e;
+}

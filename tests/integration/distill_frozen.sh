@@ -1,0 +1,61 @@
+#!/bin/sh
+# distill_frozen.sh — a SIMULATED distillation whose frozen teacher, written in the program, runs
+# under no_grad beside the student it trains (tests/python/distill_frozen.py), out of memory in
+# its loss after both forwards, before its first optimizer step. The teacher's weights' 16-bit
+# copies were freed after each use, the student's kept: the trainable count is the student's (at
+# least), the gradients and AdamW state predicted are the student's that the program measures
+# at a batch that fits (all the weights' had been costed: 3.08 / 6.16 GiB for 0.34 / 0.68), the
+# largest micro-batch that fits is at least that batch (it had said "none, not even 1"). The
+# weights that take no gradient are said to be a second model's (not room for an EMA).
+set -u
+fail() { echo "distill_frozen: $*"; exit 1; }
+[ -f "$BUILD/examples/libsimtorch.so" ] || fail "$BUILD/examples/libsimtorch.so not built (make progs)"
+command -v python3 >/dev/null 2>&1 || { echo "SKIP distill_frozen: no python3"; exit 77; }
+export SIMTORCH_LIB="$BUILD/examples/libsimtorch.so" FAKECUDA_MEM=24GiB
+P="$ROOT/tests/python/distill_frozen.py"
+timeout 300 "$VT" run --card 12GiB -o fit.vt -- python3 "$P" --batch_size 6 </dev/null >fit.out 2>&1 ||
+    { cat fit.out; fail "the run at batch 6 failed"; }
+timeout 300 "$VT" run --card 12GiB -o oom.vt -- python3 "$P" --batch_size 12 </dev/null >oom.out 2>&1
+grep -q "^OOM in loss$" oom.out || { cat oom.out; fail "batch 12 did not run out of memory in its loss"; }
+"$VT" report --no-color oom.vt >oom.txt && "$VT" report --json oom.vt >oom.json &&
+    "$VT" report --json fit.vt >fit.json || fail "report failed"
+"$VT" predict --from oom.vt >oom.predict 2>&1 || fail "predict --from failed"
+python3 - oom.out fit.out oom.json fit.json <<'EOF' || fail "$(cat oom.txt)"
+import json, re, sys
+facts = dict(re.findall(r"(\w+)=(\d+)", open(sys.argv[1]).read().split("\n")[0]))
+fit = open(sys.argv[2]).read()
+state = dict(re.findall(r"(\w+)=(\d+)", re.search(r"^STATE .*$", fit, re.M).group(0)))
+reserved = int(re.search(r"^trained 2 steps at batch 6, reserved at most (\d+)$", fit, re.M).group(1))
+trainable, grads, opt = int(facts["trainable"]), int(state["grads"]), int(state["optimizer"])
+j = json.load(open(sys.argv[3]))
+bad = []
+tp = j["recognized"]["trainable_params"]
+if j["recognized"]["trainable_params_at_least"] is not True:
+    bad.append("trainable_params_at_least is not true")
+if not tp or not 0.99 * trainable <= tp <= trainable:
+    bad.append(f"trainable {tp}, the program's {trainable} (teacher {facts['teacher']})")
+cat = j["prediction"]["calibrated_by_category"]
+for k, want in (("gradients", grads), ("optimizer", opt)):
+    if not 0.99 * want <= cat[k] <= want:
+        bad.append(f"predicted {k} {cat[k]}, the program's at batch 6 {want}")
+# batch 6 ran with more than 5 % of the 12 GiB free (its reserved peak under 90 %)
+if reserved > 0.9 * 12 * 2**30:
+    bad.append(f"the run at 6 reserved {reserved}: not a fit with headroom")
+# the weights that take no gradient: the teacher's (at most that, before any backward), no EMA
+teacher = int(facts["teacher"])
+for name, js, most in (("oom", j, "at most "), ("fit", json.load(open(sys.argv[4])), "")):
+    e = js["recognized"]["ema"]
+    m = re.search(r"a second, frozen model's \(a teacher or a reference model: (at most )?([0-9.]+) M", e["where"])
+    if e["on"] is not False or not m or (m.group(1) or "") != most or \
+            not teacher / 1e6 - 0.005 <= float(m.group(2)) <= teacher / 1e6 + (0.5 if most else 0.005):
+        bad.append(f"{name}: EMA {e}, the teacher's {teacher}")
+largest = j["prediction"]["largest_batch_size"]
+if not largest or largest < 6:
+    bad.append(f"largest micro-batch {largest}, where 6 runs")
+for b in bad:
+    print("distill_frozen:", b)
+sys.exit(1 if bad else 0)
+EOF
+grep -q "died in its first forward" oom.txt || fail "no first-forward note"
+grep -q "not even 1" oom.txt oom.predict && fail "$(grep -h 'not even 1' oom.txt oom.predict | head -1)"
+echo "distill_frozen: ok"
