@@ -5,7 +5,8 @@
 # copies were freed after each use, the student's kept: the trainable count is the student's (at
 # least), the gradients and AdamW state predicted are the student's that the program measures
 # at a batch that fits (all the weights' had been costed: 3.08 / 6.16 GiB for 0.34 / 0.68), the
-# largest micro-batch that fits is at least that batch (it had said "none, not even 1"). The
+# largest micro-batch that fits is at least that batch (it had said "none, not even 1"), and the
+# forward is not said to have died after a share of its blocks (it had said "about 9 %"). The
 # weights that take no gradient are said to be a second model's (not room for an EMA).
 set -u
 fail() { echo "distill_frozen: $*"; exit 1; }
@@ -57,5 +58,11 @@ for b in bad:
 sys.exit(1 if bad else 0)
 EOF
 grep -q "died in its first forward" oom.txt || fail "no first-forward note"
+grep -q "died in its first forward, after the model it trains had used every weight it casts" oom.txt ||
+    fail "$(grep 'died in its first forward' oom.txt | head -1)"
+grep -q "^    activations: .* when the out-of-memory error came, after every layer of the model trained had run" oom.txt ||
+    fail "$(grep '^    activations:' oom.txt)"
+grep -q "% of its blocks' weights had been used" oom.txt oom.predict &&
+    fail "$(grep -h "% of its blocks' weights" oom.txt oom.predict | head -1)"
 grep -q "not even 1" oom.txt oom.predict && fail "$(grep -h 'not even 1' oom.txt oom.predict | head -1)"
 echo "distill_frozen: ok"

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "model_first_forward.h"
 
 static double mibf(uint64_t b)
 {
@@ -179,10 +180,10 @@ static void explain_generic(model_result *m, const run_facts *f)
                          m->rec.batchnorm ? " (and the input size)" : "");
             else if (me && s->B && m->forward_cut)
                 snprintf(rd, n,
-                         "%.1f MiB per sample of the micro-batch (%llu) when the out-of-memory "
-                         "error cut the forward short: the whole forward saves more for the "
-                         "backward; scales with the micro-batch%s",
+                         "%.1f MiB per sample of the micro-batch (%llu) %s; scales with the "
+                         "micro-batch%s",
                          mibf(me) / (double)s->B, (unsigned long long)s->B,
+                         model_forward_cut_words(m, f),
                          m->rec.batchnorm ? " (and the input size)" : "");
             else if (me && s->B)
                 snprintf(rd, n,

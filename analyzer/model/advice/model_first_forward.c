@@ -53,6 +53,42 @@ int model_frozen_forward(const model_result *m, const run_facts *f, const char *
     return 1;
 }
 
+/* trained_used: beside a frozen model (recognize's trainable_lower: its weights' copies freed
+ * after each use, the trained ones' kept), the share of the trained model's weights whose copies
+ * were kept at the failure: over its weights, less its token embedding (looked up, never cast;
+ * counted among them where an untied head of its size was cast), not over the frozen model's
+ * too (a student distilled from a 953 M teacher, out of memory in its loss after both forwards,
+ * had been said to have died "after about 11 % of its blocks' weights had been used"); -1 where
+ * no such model is known. */
+static double trained_used(const model_result *m, const run_facts *f)
+{
+    uint64_t copies = f->at_oom.bytes[CAT_AUTOCAST], tr = m->rec.trainable, tab, gap;
+    if (!m->rec.trainable_lower || first_forward_frozen(m, f) || !tr || tr > UINT64_MAX / 4)
+        return -1;
+    tr *= 4; /* (kept copies are of fp32 weights: trainable.c) */
+    uint64_t V = known_size(m, CFG_vocab_size), d = known_size(m, CFG_n_embd);
+    const infer_value *u = f->inferred ? &f->inferred->v[INFER_untied_head] : NULL;
+    gap = tr > 2 * copies ? tr - 2 * copies : 0;
+    if (u && u->known && u->value && V && d && !__builtin_mul_overflow(4 * V, d, &tab) &&
+        tab < tr && gap + tab / 50 >= tab && gap <= tab + tab / 50)
+        tr -= tab; /* the forward reached the head: the embedding alone uncast */
+    return 2.0 * (double)copies / (double)tr;
+}
+
+int model_trained_all_used(const model_result *m, const run_facts *f)
+{
+    return f->has_oom && f->backward_passes == 0 && trained_used(m, f) >= 0.99;
+}
+
+const char *model_forward_cut_words(const model_result *m, const run_facts *f)
+{
+    return model_trained_all_used(m, f)
+               ? "when the out-of-memory error came, after every layer of the model trained had "
+                 "run: what they saved for the backward"
+               : "when the out-of-memory error cut the forward short: the whole forward saves "
+                 "more for the backward";
+}
+
 /* blocks_used: the share of the blocks' weights a first forward had used when it ran out of
  * memory (autocast casts each to 16 bits at its first use; the token embedding is looked up,
  * never cast, and the head that shares it, or its own V x d, is cast at the forward's end:
@@ -60,6 +96,9 @@ int model_frozen_forward(const model_result *m, const run_facts *f, const char *
  * uses); 0 when the run shows no autocast copy. */
 static double blocks_used(const model_result *m, const run_facts *f)
 {
+    double own = trained_used(m, f);
+    if (own >= 0)
+        return own;
     /* the copies alive at the failure; a frozen forward's: all it made (each freed) */
     uint64_t copies =
                  first_forward_frozen(m, f) ? f->fwd0_copies_made : f->at_oom.bytes[CAT_AUTOCAST],
@@ -190,12 +229,16 @@ void model_oom_forward_share(model_result *m, const run_facts *f)
         return;
     }
     double frac = blocks_used(m, f);
-    char used[120] = "";
+    char used[200] = "";
     if (frac >= 0.01 && frac < 0.99)
         snprintf(used, sizeof used,
                  ", after about %.0f %% of its blocks' weights had been used (cast to "
                  "16 bits by autocast)",
                  100.0 * frac);
+    else if (frac >= 0.99 && m->rec.trainable_lower) /* (its own weights: trained_used) */
+        snprintf(used, sizeof used,
+                 ", after the model it trains had used every weight it casts (their 16-bit "
+                 "copies all kept): past its last layer");
     char act[400] = "";
     if (used[0] && !layers_ahead(m, f, act, sizeof act) && frac >= 0.2 &&
         m->rec.family == FAM_ENCODER_DECODER) {

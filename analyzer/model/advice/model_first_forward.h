@@ -21,5 +21,12 @@ int model_nograd_forward(const model_result *m, const run_facts *f, const char *
 /* model_oom_forward_share: no formula, and the run died in its first forward: how far it had
  * got, and what the what-ifs make of it. */
 void model_oom_forward_share(model_result *m, const run_facts *f);
+/* model_trained_all_used: 1 when, beside a frozen model (its weights' copies freed after each
+ * use), the model trained had used every weight it casts (their copies all kept) when the run died
+ * in its first forward: its layers had all run, past its last one. */
+int model_trained_all_used(const model_result *m, const run_facts *f);
+/* model_forward_cut_words: what the activations alive at such a failure are, for the
+ * explanation's activations row ("when the out-of-memory error cut the forward short: ..."). */
+const char *model_forward_cut_words(const model_result *m, const run_facts *f);
 
 #endif
