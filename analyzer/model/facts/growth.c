@@ -19,10 +19,6 @@ static int stack_at(growth *g, uint32_t id)
     uint32_t n = g->nst ? g->nst : 1024;
     while (n <= id)
         n *= 2;
-    uint32_t *nd = realloc(g->dirty, (size_t)n * sizeof *nd); /* (growth_mark's room) */
-    if (!nd)
-        return 0;
-    g->dirty = nd;
     void *mem = malloc((size_t)n * sizeof(growth_stack) + 63); /* (aligned by hand below) */
     if (!mem)
         return 0;
@@ -40,8 +36,22 @@ static int stack_at(growth *g, uint32_t id)
     return 1;
 }
 
+/* settle: every stack's run brought up to the last step end (growth_touch's, for all), with the
+ * bytes of the kind they had then (before tensors_seen changes) */
+static void settle(growth *g)
+{
+    for (uint32_t i = 0; i < g->nst; i++) {
+        growth_stack *s = &g->st[i];
+        if (s->touched && s->touched <= g->sampled) {
+            growth_close(s, g->tensors_seen, s->touched);
+            s->touched = 0;
+        }
+    }
+}
+
 void growth_tensors_begin(growth *g)
 {
+    settle(g); /* (the step ends before: with the device bytes they took) */
     g->tensors_seen = 1;
     memset(g->by_phase, 0, sizeof g->by_phase); /* (what was counted: device bytes) */
 }
@@ -64,35 +74,6 @@ static levels levels_now(const growth *g)
     return (levels){g->tensor, g->device, g->peak_device, g->by_phase, g->oom_since, g->opt_since};
 }
 
-/* runs: every stack whose bytes changed since the last step end continues or restarts its run
- * at step end number step */
-static void runs(growth *g, uint32_t step)
-{
-    const int k = g->tensors_seen; /* (live's index) */
-    growth_stack *st = g->st;
-    for (size_t i = 0; i < g->ndirty; i++) {
-        growth_stack *s = &st[g->dirty[i]];
-        uint64_t v = s->live[k], last = s->last, from = s->run_bytes, run = s->run;
-        s->dirty = 0;
-        s->last = v;
-        /* a run ends where its bytes fall back, beyond a tenth of what it gained (a step's own
-         * tensors at the moment it ended; a run that ended inside a step) */
-        /* (masks, all ones or 0, not branches: whether a stack's bytes rose or fell is the data
-         * itself, and a run with many stacks changing each step mispredicted them half the time;
-         * GCC made the selects written as ?: two branches again. A restart sets the run's start
-         * and zeroes its rises in one word; a rise at a restart sets last_up too, which
-         * growth_sites reads only after GROWTH_MIN_RISES more) */
-        uint64_t fell = 0 - (uint64_t)(v < last), rose = 0 - (uint64_t)(last < v);
-        uint64_t far = 0 - (uint64_t)(last - from < (last - v) * 10);
-        uint64_t r = (0 - (uint64_t)((uint32_t)run == 0)) | (fell & far); /* restarts here */
-        uint64_t on = run + (rose & (1ull << 32));
-        s->run = on ^ ((on ^ step) & r);
-        s->run_bytes = from ^ ((from ^ v) & r);
-        s->last_up ^= (s->last_up ^ step) & (uint32_t)rose;
-    }
-    g->ndirty = 0;
-}
-
 /* sample: a step ended at t with the levels lv (at_end: the trace's end) */
 static void sample(growth *g, uint64_t t, int at_end, const levels *lv)
 {
@@ -105,13 +86,11 @@ static void sample(growth *g, uint64_t t, int at_end, const levels *lv)
      * teardown (its tensors freed at exit), which is no step's end: counted as a step, its bytes
      * taken for no run, no point and not as the last step's live bytes */
     int teardown = at_end && g->timed_steps;
-    for (size_t i = 0; teardown && i < g->ndirty; i++)
-        g->st[g->dirty[i]].dirty = 0;
-    if (teardown)
-        g->ndirty = 0;
-    else
+    for (uint32_t i = 0; teardown && i < g->nst; i++) /* (its step's changes: for no run) */
+        if (g->st[i].touched == g->steps)
+            g->st[i].touched = 0;
+    if (!teardown)
         g->sampled = g->steps;
-    runs(g, g->steps);
     if (!g->first_ns)
         g->first_ns = t;
     g->last_ns = t;
@@ -207,11 +186,11 @@ void growth_add_slow(growth *g, uint32_t stack, uint64_t delta, int tensor, int 
         return;
     if (known == PHASE_COUNT && phase_now >= 0 && phase_now < PHASE_COUNT)
         g->st[stack].ph = (uint8_t)phase_now;
+    growth_touch(g, &g->st[stack]);
     if (tensor)
         g->st[stack].live[GROWTH_T] += delta;
     if (device)
         g->st[stack].live[GROWTH_D] += delta;
-    growth_mark(g, stack);
 }
 
 void growth_step_record(growth *g, const reader_step *st, int (*phase_of)(void *, uint32_t),
@@ -224,7 +203,6 @@ void growth_step_record(growth *g, const reader_step *st, int (*phase_of)(void *
         g->nfast = 0; /* both kinds of bytes per stack from now on (growth_add) */
         for (uint32_t i = 0; i < g->nst; i++) /* all but the phase of its first allocation */
             g->st[i] = (growth_stack){.ph = g->st[i].ph};
-        g->ndirty = 0;
         g->steps = g->opt_steps = g->oom_steps = g->timed_steps = g->sampled = 0;
         g->first_ns = g->last_ns = g->timed_last_ns = g->opt_first_ns = 0;
         g->opt_first_step = 0;
@@ -233,7 +211,10 @@ void growth_step_record(growth *g, const reader_step *st, int (*phase_of)(void *
         g->max_peak_device = 0;
         memset(g->by_phase, 0, sizeof g->by_phase);
     }
-    g->tensors_seen = (st->fixed.flags & VT_STEPF_TENSORS) != 0;
+    int k = (st->fixed.flags & VT_STEPF_TENSORS) != 0;
+    if (k != g->tensors_seen) /* (the step ends before: with the kind of bytes they took) */
+        settle(g);
+    g->tensors_seen = k;
     g->tensor = st->fixed.live_tensor;
     g->device = st->fixed.live_device;
     for (uint32_t i = 0; i < st->fixed.n_stacks; i++) {
@@ -252,8 +233,8 @@ void growth_step_record(growth *g, const reader_step *st, int (*phase_of)(void *
         uint64_t old = value(g, id);
         if (ph < PHASE_COUNT)
             g->by_phase[ph] += v.bytes - old;
+        growth_touch(g, &g->st[id]);
         g->st[id].live[g->tensors_seen] = v.bytes;
-        growth_mark(g, id);
     }
     g->peak_device = st->fixed.peak_device;
     g->opt_since = (st->fixed.flags & VT_STEPF_OPTIMIZER) != 0;
@@ -277,12 +258,9 @@ void growth_end(growth *g, uint64_t end_ns)
 void growth_free_all(growth *g)
 {
     free(g->st_mem);
-    free(g->dirty);
     g->st = NULL;
     g->st_mem = NULL;
-    g->dirty = NULL;
     g->nst = g->nfast = 0;
-    g->ndirty = 0;
 }
 
 static int by_rate(const void *a, const void *b)
@@ -309,7 +287,10 @@ int growth_sites(const growth *g, growth_site *out, int max)
 {
     int n = 0;
     for (uint32_t id = 1; id < g->nst && growth_can_tell(g); id++) {
-        const growth_stack *s = &g->st[id];
+        growth_stack c = g->st[id]; /* (its run brought up to the last step end, if not yet) */
+        if (c.touched && c.touched <= g->sampled)
+            growth_close(&c, g->tensors_seen, c.touched);
+        const growth_stack *s = &c;
         uint32_t run_start = (uint32_t)s->run, n_up = (uint32_t)(s->run >> 32);
         if (!run_start || n_up < GROWTH_MIN_RISES || s->last < s->run_bytes + GROW_MIN_BYTES)
             continue;

@@ -18,8 +18,9 @@
 #define GROWTH_POINTS 256 /* the series kept for views: every k-th step, k doubling */
 
 /* one stack: its bytes live now (what each event changes), the phase of its first allocation,
- * and its bytes at the step ends: its current run of steps without a decrease (looked at only
- * when a step ends, for the stacks whose bytes changed in it). 64 bytes a stack, dense by
+ * and its bytes at the step ends: its current run of steps without a decrease (brought up to
+ * the step end that followed the step its bytes last changed in when they change next, or as
+ * growth_sites reads it: growth_touch). 64 bytes a stack, dense by
  * stack id, on 64-byte boundaries: an event and a step's end touch one cache line of it (48
  * bytes had put every other one across two lines: two to fetch for half the events), and its
  * place is a shift of its id. */
@@ -31,11 +32,15 @@ typedef struct growth_stack {
     uint64_t run_bytes; /* at the step its run began */
     uint32_t last_up;   /* the step of its last rise */
     uint8_t ph;         /* the phase of its first allocation (PHASE_COUNT: unknown) */
-    uint8_t dirty;      /* its bytes changed since the last step end (in growth.dirty) */
+    uint8_t pad0[3];
     /* the step its run began (low 32 bits; 0: none yet) and the rises in it (high 32): one word,
      * as a restart sets both */
     uint64_t run;
-    uint64_t pad[2]; /* (to 64 bytes) */
+    /* the number of the step end after the step its bytes last changed in (growth.steps + 1 then;
+     * 0: none), its run not yet brought up to it */
+    uint32_t touched;
+    uint32_t pad1;
+    uint64_t pad[1]; /* (to 64 bytes) */
 } growth_stack;
 _Static_assert(sizeof(growth_stack) == 64, "a stack is one cache line");
 
@@ -53,8 +58,6 @@ typedef struct growth {
     void *st_mem;
     uint32_t nst;
     uint32_t nfast; /* the ids growth_add's common case takes: nst, 0 from the STEP records on */
-    uint32_t *dirty;
-    size_t ndirty; /* room: nst */
     int tensors_seen, state, opt_since, oom_since;
     int from_records; /* STEP records seen: they are the steps (the replay's are ignored) */
     /* (tensor and device not side by side: GCC added the pair through a vector register, 12
@@ -108,13 +111,43 @@ enum { GROWTH_FWD, GROWTH_BWD, GROWTH_OPT };
  * phases sum to 696.8 MB beside 380.1 MB live) */
 void growth_tensors_begin(growth *g);
 
-/* growth_mark: the stack's bytes changed in this step (its run is looked at when the step ends),
- * where they had not yet. The list has room for every stack id in st: it holds each once. */
-static inline __attribute__((always_inline)) void growth_mark(growth *g, uint32_t stack)
+/* growth_close: the run of stack s brought up to step end number step, its bytes then v (the
+ * bytes of its kind k now: none changed since): it continues or restarts there */
+static inline __attribute__((always_inline)) void growth_close(growth_stack *s, int k,
+                                                               uint32_t step)
 {
-    if (!g->st[stack].dirty) {
-        g->st[stack].dirty = 1;
-        g->dirty[g->ndirty++] = stack;
+    uint64_t v = s->live[k], last = s->last, from = s->run_bytes, run = s->run;
+    s->last = v;
+    /* a run ends where its bytes fall back, beyond a tenth of what it gained (a step's own
+     * tensors at the moment it ended; a run that ended inside a step) */
+    /* (masks, all ones or 0, not branches: whether a stack's bytes rose or fell is the data
+     * itself, and a run with many stacks changing each step mispredicted them half the time;
+     * GCC made the selects written as ?: two branches again. A restart sets the run's start
+     * and zeroes its rises in one word; a rise at a restart sets last_up too, which
+     * growth_sites reads only after GROWTH_MIN_RISES more) */
+    uint64_t fell = 0 - (uint64_t)(v < last), rose = 0 - (uint64_t)(last < v);
+    uint64_t far = 0 - (uint64_t)(last - from < (last - v) * 10);
+    uint64_t r = (0 - (uint64_t)((uint32_t)run == 0)) | (fell & far); /* restarts here */
+    uint64_t on = run + (rose & (1ull << 32));
+    s->run = on ^ ((on ^ step) & r);
+    s->run_bytes = from ^ ((from ^ v) & r);
+    s->last_up ^= (s->last_up ^ step) & (uint32_t)rose;
+}
+
+/* growth_touch: the bytes of stack s are about to change in the step going on: the step end
+ * that followed their last change, if one came and it was not the program's teardown (sampled),
+ * is brought into its run first, with the bytes it ended with (unchanged since). The runs come
+ * out as if each step end had looked at every stack changed in its step, as it did until
+ * 2026-12-07: there, the stack's line was touched twice (each event, then its step's end) and
+ * listed; vtgen's steps of ~10 events, each a stack of its own, had spent ~50 instructions an
+ * event at step ends */
+static inline __attribute__((always_inline)) void growth_touch(growth *g, growth_stack *s)
+{
+    uint32_t t = s->touched, now = g->steps + 1;
+    if (t != now) {
+        if (t && t <= g->sampled)
+            growth_close(s, g->tensors_seen, t);
+        s->touched = now;
     }
 }
 
@@ -151,8 +184,8 @@ growth_add(growth *g, uint32_t stack, uint64_t delta, int tensor, int device, in
     }
     uint64_t d = k ? dt : dd; /* the bytes the phases and the runs follow */
     g->by_phase[p] += d;
+    growth_touch(g, &g->st[stack]);
     g->st[stack].live[k] += d;
-    growth_mark(g, stack);
 }
 
 static inline __attribute__((always_inline)) void growth_alloc(growth *g, uint32_t stack,
