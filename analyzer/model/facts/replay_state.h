@@ -338,7 +338,9 @@ void replay_infer_note(state *s, int is_alloc, const reader_event *ev, uint64_t 
 static inline void replay_infer_tensor(state *s, int is_alloc, const reader_event *ev, int level,
                                        uint64_t alloc_event)
 {
-    if (__builtin_expect(s->infer != NULL, 0) && level == L_TENSOR && !s->r->allocator_mode)
+    /* (the level first: in a register, where the pass's pointer is a load; a segment-mode run
+     * keeps its inference to the end, none of its events a tensor) */
+    if (level == L_TENSOR && __builtin_expect(s->infer != NULL, 0) && !s->r->allocator_mode)
         replay_infer_note(s, is_alloc, ev, alloc_event);
 }
 /* replay_infer_end: infer.c's pass is over (its first backward ended, or the trace did): its
