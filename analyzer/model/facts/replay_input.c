@@ -43,6 +43,12 @@ live_item replay_item_ended(const livemap_entry *e, const replay_end *x)
     return it;
 }
 
+void replay_item_ended_at(live_item *it, const livemap_entry *e, const replay_end *x)
+{
+    *it = item_of(e);
+    replay_item_end(it, x);
+}
+
 /* input_core: what the rules of classify.c see of an allocation at its birth (its end's fields
  * left 0); *copy: its size is half a parameter's. */
 /* replay_size_bits_slow: replay_size_bits (replay_state.h) for a size not in the memo now (the

@@ -270,7 +270,7 @@ static __attribute__((noinline)) void keep_freed(state *s, const livemap_entry *
 {
     if (s->nkept == s->capkept && !kept_room(s))
         return; /* out of memory: the snapshots miss it (counted nowhere else) */
-    s->kept[s->nkept++] = replay_item_ended(e, x);
+    replay_item_ended_at(&s->kept[s->nkept++], e, x);
 }
 
 void replay_snap_retire(state *s, livemap_entry *e, uint8_t ph, int oom_pending, uint64_t t)

@@ -414,6 +414,9 @@ static inline void replay_item_end(live_item *it, const replay_end *x)
     it->outlived_step = x->outlived_step;
 }
 live_item replay_item_ended(const livemap_entry *e, const replay_end *x);
+/* replay_item_ended_at: the same made in *it (a snapshot's kept items: no copy of it through
+ * the stack) */
+void replay_item_ended_at(live_item *it, const livemap_entry *e, const replay_end *x);
 classify_input replay_input(const state *s, const replay_result *r, const live_item *it);
 /* replay_item_key: all replay_input(s, s->r, it) gives classify but what the run adds alike to
  * every item (tensor mode, a frozen forward's OOM), packed in two words (the item's fields as
