@@ -44,9 +44,10 @@ static inline __attribute__((always_inline)) void take(state *s, struct pending 
     p->info = s->apinfo[ev->api];
     p->hash = livemap_mix(ev->addr, AP_SPACE(p->info));
     p->slot = ~(uint64_t)0, p->seg = SIZE_MAX;
-    if ((p->join = __builtin_expect(s->join_left > 0, 0)) != 0) /* (a join: rare) */
+    p->join = 0;
+    if (__builtin_expect(s->join_left != 0, 0)) /* (a join: rare) */
         p->join = --s->join_left ? CATPEAKS_F_JOIN : CATPEAKS_F_JOIN_END;
-    if (replay_progress && r->file_bytes >= PROGRESS_MIN_BYTES && !(seq & ((1u << 22) - 1)))
+    if (!(seq & ((1u << 22) - 1)) && replay_progress && r->file_bytes >= PROGRESS_MIN_BYTES)
         fprintf(stderr, "\rvramtrace: %s: %3d %%", r->path,
                 (int)(100.0 * (double)got->offset / (double)r->file_bytes));
     r->n_events++;
