@@ -23,16 +23,26 @@ C10="$FAKE/c10/cda/libc10_cuda.so"
 # 20 us of "computation" per step: a real run's rate of events (a loop with none outruns the
 # packer on this 2-core machine; what it cannot keep is counted: long_kill.sh)
 EVENTS=6000000 LEAK=50 EVAL=4294967296 PAUSE=20 MAX=8MiB
+# A run whose capture could not keep every event (a machine loaded past what the 20 us steps
+# leave the packer: CI beside five builds lost 7,827 of 6,000,033, counted as lost_events) is not
+# the plain run's event for event: it is run once more, the count said; twice is a failure.
 for t in plain bounded compressed; do
     case $t in
     plain) opt="" ;;
     bounded) opt="--max-size $MAX" ;;
     compressed) opt="--compress" ;;
     esac
-    # shellcheck disable=SC2086
-    "$VT" run -q --card 2GiB $opt -o $t.vt -- "$P" "$C10" $EVENTS $LEAK $EVAL $PAUSE >$t.out 2>$t.err
-    [ $? -eq 1 ] || { cat $t.err; fail "$t: long_prog should end in an out-of-memory error (exit 1)"; }
-    "$VT" report --json $t.vt >$t.json 2>$t.rerr || { cat $t.rerr; fail "report --json $t"; }
+    for try in 1 2; do
+        rm -f $t.vt
+        # shellcheck disable=SC2086
+        "$VT" run -q --card 2GiB $opt -o $t.vt -- "$P" "$C10" $EVENTS $LEAK $EVAL $PAUSE >$t.out 2>$t.err
+        [ $? -eq 1 ] || { cat $t.err; fail "$t: long_prog should end in an out-of-memory error (exit 1)"; }
+        "$VT" report --json $t.vt >$t.json 2>$t.rerr || { cat $t.rerr; fail "report --json $t"; }
+        lost=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['lost_events'])" $t.json)
+        [ "$lost" = 0 ] && break
+        echo "long_bounded: $t: the capture lost $lost events (a loaded machine): run again"
+        [ $try = 2 ] && fail "$t: the capture lost $lost events twice"
+    done
     "$VT" dump --no-resolve $t.vt >$t.jsonl || fail "dump $t"
 done
 size=$(wc -c <bounded.vt)
