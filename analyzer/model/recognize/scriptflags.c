@@ -251,6 +251,36 @@ static int flag_given(const script_flag *fl, int argc, const char *const *argv)
     return 0;
 }
 
+/* alias_value: key k's value from the command line after the script where it gives fl under
+ * another of its names than the one the spellings know ("--rows 12" for
+ * add_argument("--batch_size",
+ * "--rows")): set as an argument, with the flag that carried it; 1 when set. Its default had been
+ * taken, as if the command line had not given it. */
+static int alias_value(nano_config *c, int k, const script_flag *fl, const char *lng, int argc,
+                       const char *const *argv)
+{
+    char nk[64];
+    for (int i = config_script_index(argc, argv) + 1; i > 0 && i < argc; i++) {
+        const char *v = config_arg_key(argv[i], nk, sizeof nk);
+        if (argv[i][0] != '-' || !flag_named(fl, nk))
+            continue;
+        int eq = v != NULL;
+        if (!v && !(v = i + 1 < argc ? argv[i + 1] : NULL))
+            return 0;
+        char where[200], err[200], flag[48];
+        snprintf(flag, sizeof flag, "%.*s", (int)strcspn(argv[i], "="), argv[i]);
+        snprintf(where, sizeof where, "%.60s%s%.40s (its argparse's other name for %.40s)", flag,
+                 eq ? "=" : " ", v, lng);
+        if (config_set(c, config_key_name((config_key)k), v, CONFIG_SRC_ARG, where, err,
+                       sizeof err) != 0)
+            return 0;
+        snprintf(c->v[k].flag, sizeof c->v[k].flag, "%s", flag);
+        c->v[k].flag_sep = eq ? '=' : ' ';
+        return 1;
+    }
+    return 0;
+}
+
 /* amp_value: the run's value of the autocast flag fl (any of its names), from the command line
  * after the script, else its argparse default, into c (amp_value, amp_where); none for a switch
  * (store_true: no value) */
@@ -319,6 +349,8 @@ void config_apply_script(nano_config *c, int argc, const char *const *argv)
         if (ty != CONFIG_INT && ty != CONFIG_FLOAT)
             continue; /* precision and compile: the trace says what ran */
         config_value *v = &c->v[k];
+        if (v->src == CONFIG_SRC_UNKNOWN && alias_value(c, k, &fl[i], lng, argc, argv))
+            continue;
         if (v->src == CONFIG_SRC_UNKNOWN &&
             (ty == CONFIG_INT ? fl[i].has_default : fl[i].ndef[0] != '\0')) {
             char val[32], where[200], err[200];
