@@ -121,6 +121,10 @@ int report_modules(report_ctx *c);
  * ("activations and logits/loss"); "" when none does. Both views name them so. */
 const char *report_modules_cats(const report_module *m, size_t n, const report_module *m2,
                                 size_t n2, char *buf, size_t len);
+/* report_step_pass: what c's run (its replay r) holds of a no-grad pass whose outputs the step
+ * uses (a rollout under model.eval(): evalsrc.h's 2), into c->facts: whether the tensors' peak
+ * was made in one, and its batch flag (report_pass.c) */
+void report_step_pass(report_ctx *c, replay_result *r);
 /* report_batch_now: the batch at the moment snap holds, as its inputs show it (report_batch.c):
  * *tokens, the B·T of the token batch the first forward's batch line made again (ir's
  * tokens_stack, or the same Python lines), *images, the B of its image batch; the newest of each

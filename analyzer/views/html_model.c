@@ -227,7 +227,8 @@ static void advice_row(FILE *out, const model_result *m, const advice_item *it, 
         fputs(" (its peak at the backward's end: weights, all their gradients, optimizer state)",
               out);
     else if (it->moment == PREDICT_AT_EVALUATION)
-        fputs(" (its peak in the evaluation pass, at its own batch)", out);
+        fprintf(out, " (its peak in the %s pass, at its own batch)",
+                advice_pass_word(m->calib.eval_flag));
     else if (it->moment == PREDICT_AT_MEASURED)
         fputs(" (the run's own peak, as measured)", out);
     if (it->required > it->predicted_peak)

@@ -232,7 +232,8 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
             n = snprintf(extra, sizeof extra,
                          " at the backward's end (weights, all their gradients, optimizer state)");
         else if (it->moment == PREDICT_AT_EVALUATION)
-            n = snprintf(extra, sizeof extra, " in the evaluation pass (its own batch)");
+            n = snprintf(extra, sizeof extra, " in the %s pass (its own batch)",
+                         advice_pass_word(m->calib.eval_flag));
         else if (it->moment == PREDICT_AT_MEASURED)
             n = snprintf(extra, sizeof extra, " (the run's own peak, as measured)");
         if (it->required > it->predicted_peak)

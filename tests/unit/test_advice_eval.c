@@ -250,13 +250,27 @@ static void test_eval_tokens(void **state)
     assert_non_null(strstr(c.v[CFG_block_size].where, "does not agree"));
 }
 
+/* what a pass's batch flag says it does: an evaluation's words, a sampling's, a rollout's; a
+ * flag that names none (a no-grad pass's whose outputs the step uses, tied to it by the script)
+ * is said as such, never "evaluation" */
+static void test_pass_word(void **state)
+{
+    (void)state;
+    assert_string_equal(advice_pass_word("--rollout_batch_size 16"), "rollout");
+    assert_string_equal(advice_pass_word("--ppo_batch_size 8"), "no-grad");
+    assert_string_equal(advice_pass_word("--val_batch_size 32"), "evaluation");
+    assert_string_equal(advice_pass_word("--eval-batch-size=8"), "evaluation");
+    assert_string_equal(advice_pass_word("--sample_batch 4"), "sampling");
+    assert_string_equal(advice_pass_word(NULL), "evaluation");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_calibrate),   cmocka_unit_test(test_predict),
         cmocka_unit_test(test_largest),     cmocka_unit_test(test_huge),
         cmocka_unit_test(test_flag),        cmocka_unit_test(test_same_peak),
-        cmocka_unit_test(test_eval_tokens),
+        cmocka_unit_test(test_eval_tokens), cmocka_unit_test(test_pass_word),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

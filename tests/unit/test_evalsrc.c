@@ -264,6 +264,34 @@ static void test_rollout(void **state)
                            "        loss.backward()\n"),
                      1);
     assert_int_equal(g_lines[6], 1);
+    /* a PPO iteration: the rollout, then its updates in the same loop body (the backward after
+     * the block, in the block around it): a pass of the step's, 2 (it had been no evaluation,
+     * read as the training's forward) */
+    static const char iter[] = "def main():\n"                                   /* 1 */
+                               "    for it in range(2):\n"                       /* 2 */
+                               "        model.eval()\n"                          /* 3 */
+                               "        with torch.no_grad(), autocast():\n"     /* 4 */
+                               "            ids = gen(model, a.rollout_batch)\n" /* 5 */
+                               "            old = model(ids).log_softmax(-1)\n"  /* 6 */
+                               "        model.train()\n"                         /* 7 */
+                               "        for m in range(n_mb):\n"                 /* 8 */
+                               "            mb = ids[m * B:(m + 1) * B]\n"       /* 9 */
+                               "            lp = model(mb).log_softmax(-1)\n"    /* 10 */
+                               "            loss = (lp - old[m * B]).mean()\n"   /* 11 */
+                               "            loss.backward()\n";                  /* 12 */
+    assert_int_equal(lines(iter), 2);
+    for (int l = 1; l < 13; l++)
+        assert_int_equal(g_lines[l], l == 5 || l == 6 ? 2 : 0);
+    /* the same block whose outputs the updates never read: the step's forward still, 0 */
+    assert_int_equal(lines("def main():\n"
+                           "    for it in range(2):\n"
+                           "        model.eval()\n"
+                           "        with torch.no_grad():\n"
+                           "            val = model(xv)\n"
+                           "        model.train()\n"
+                           "        loss = model(x)\n"
+                           "        loss.backward()\n"),
+                     0);
 }
 
 /* a large script is answered, the same way as a small one: 600 functions that each evaluate

@@ -294,7 +294,9 @@ void advice_with_cache(const model_calib *c, const gpt_shape *s2, prediction *ou
 void advice_predict(const model_calib *c, const gpt_shape *s, prediction *out);
 
 /* advice_pass_word: what the pass whose batch flag is flag ("--sample_batch 256") does, as its
- * words say: "sampling", "generation", else "evaluation" */
+ * words say: "sampling", "generation", "rollout", "evaluation" (eval, val, valid, validation, or
+ * no flag), else "no-grad" (a no-grad pass's whose outputs the step uses, its flag tied to it by
+ * the recorded script: run_facts.step_pass_flag) */
 const char *advice_pass_word(const char *flag);
 /* advice_eval_calibrate: c's evaluation (c->eval_batch set; one that completed: one cut short by
  * an out-of-memory failure gives no bound) from the tensors live at its peak (at_eval), the

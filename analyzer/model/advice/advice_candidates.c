@@ -342,14 +342,22 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
         gpt_shape s = *cur;
         s.eval_B = eb;
         size_t k = strcspn(c->eval_flag, " =");
-        snprintf(change, sizeof change, "evaluation batch %llu \u2192 %llu",
+        const char *w = advice_pass_word(c->eval_flag);
+        /* (a rollout's batch is what the updates train on: a smaller one changes the training) */
+        int feeds = !strcmp(w, "rollout") || !strcmp(w, "no-grad");
+        snprintf(change, sizeof change, "%s batch %llu \u2192 %llu", w,
                  (unsigned long long)c->eval_batch, (unsigned long long)eb);
         snprintf(cmd, sizeof cmd, "%.*s %llu", (int)k, c->eval_flag, (unsigned long long)eb);
         eval_item = n;
         n = add(items, n, max, c, &s, capacity, change, k ? cmd : "",
-                "the training as it ran, its evaluation's results the same in more passes of "
-                "fewer samples; an upper bound: as if none of the evaluation's tensors reused "
-                "the training's cached blocks (a larger batch may fit: vramtrace fit measures)");
+                feeds ? "not the training as it ran: the steps train on that pass's outputs, "
+                        "fewer of them each time; an upper bound: as if none of that pass's "
+                        "tensors reused the training's cached blocks (a larger batch may fit: "
+                        "vramtrace fit measures)"
+                      : "the training as it ran, its evaluation's results the same in more "
+                        "passes of fewer samples; an upper bound: as if none of the "
+                        "evaluation's tensors reused the training's cached blocks (a larger "
+                        "batch may fit: vramtrace fit measures)");
     }
     /* recommended: the current configuration when it fits with the headroom; else the largest
      * micro-batch that fits and keeps the effective batch (the same final model), else the

@@ -16,16 +16,23 @@ const char *advice_pass_word(const char *flag)
     static const struct {
         const char *word, *pass;
     } words[] = {{"sample", "sampling"}, {"samples", "sampling"},    {"sampling", "sampling"},
-                 {"gen", "generation"},  {"generate", "generation"}, {"generation", "generation"}};
+                 {"gen", "generation"},  {"generate", "generation"}, {"generation", "generation"},
+                 {"rollout", "rollout"}, {"rollouts", "rollout"}};
+    /* (a flag naming no kind of pass: a no-grad pass's whose outputs the step uses, which the
+     * recorded script reads on that pass's lines: evalsrc_pass_flag; an evaluation's names one) */
+    static const char *const evals[] = {"eval", "val", "valid", "validation", NULL};
+    int eval = 0;
     size_t end = flag ? strcspn(flag, " =") : 0;
     for (size_t i = 0; i < end;) {
         size_t n = strcspn(flag + i, "_- =");
         for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
             if (n == strlen(words[k].word) && !strncmp(flag + i, words[k].word, n))
                 return words[k].pass;
+        for (int k = 0; evals[k]; k++)
+            eval |= n == strlen(evals[k]) && !strncmp(flag + i, evals[k], n);
         i += n + (i + n < end);
     }
-    return "evaluation";
+    return eval || !flag ? "evaluation" : "no-grad";
 }
 
 void advice_eval_calibrate(model_calib *c, const cat_breakdown *at_eval, uint64_t train,

@@ -419,8 +419,12 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         snprintf(m->advice_none, sizeof m->advice_none, "%s", m->formula_why);
         return 0;
     }
-    if (model_peak_in_eval(m, f)) /* (the explanations read it, the calibration keeps it) */
+    if (model_peak_in_eval(m, f)) { /* (the explanations read it, the calibration keeps it) */
         m->eval_batch = model_eval_batch_flag(f, m->eval_flag, sizeof m->eval_flag);
+        if (!m->eval_batch && f->peak_step_pass && f->step_pass_batch) /* (a rollout's own) */
+            m->eval_batch = f->step_pass_batch,
+            snprintf(m->eval_flag, sizeof m->eval_flag, "%s", f->step_pass_flag);
+    }
     cat_breakdown meas = m->measured; /* the optimizer's state where another row counted it */
     model_trace_state_moved(m, f, &meas);
     model_explain(m, f);

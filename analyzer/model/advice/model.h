@@ -60,9 +60,14 @@ typedef struct run_facts {
                       * capture stopped early (replay_stopped_early): what came after its last
                       * event is not measured */
     int stopped;     /* ADVICE_STOPPED_*: the capture stopped early, why (advice_cut_why) */
-    const char *peak_phase;       /* the phase of the event that made the peak the model explains
-                                   * (the tensors' peak in tensor modes, else the process peak) */
-    const char *process_phase;    /* ... of the process peak's (NULL: none) */
+    const char *peak_phase;    /* the phase of the event that made the peak the model explains
+                                * (the tensors' peak in tensor modes, else the process peak) */
+    const char *process_phase; /* ... of the process peak's (NULL: none) */
+    int peak_step_pass; /* 1: peak_phase "eval", the tensors' peak made in a no-grad pass whose
+                         * outputs the step uses (a rollout: evalsrc.h's 2), not an evaluation */
+    uint64_t step_pass_batch;     /* such a pass's own batch flag on the command line (evalsrc_pass_
+                                   * flag: the recorded script reads it on the pass's lines), 0 none */
+    char step_pass_flag[64];      /* ... its flag and value ("--rollout_batch_size 16") */
     int peak_bwd, peak_iter;      /* backward passes / optimizer steps begun before it */
     int oom_iter;                 /* optimizer steps begun when the OOM began (replay.h) */
     int oom_bwd;                  /* backward passes begun when the OOM began */

@@ -69,13 +69,15 @@ static void optimizer_state(const model_result *m, const run_facts *f, uint64_t 
 }
 
 /* no_gradients: why no .grad was alive at the peak the model explains (the tensors' peak when
- * measured there: the process peak's table beside it can hold gradients), from where it came. */
+ * measured there; measured at the OOM, its phase's), from where it came (a rollout: no eval). */
 static void no_gradients(const model_result *m, const run_facts *f, char *out, size_t n)
 {
-    /* (measured at the OOM: its phase and backward passes, not the peak's) */
     const char *ph = m->measured_at_oom ? (f->oom_phase ? f->oom_phase : "")
                      : f->peak_phase    ? f->peak_phase
                                         : "";
+    const char *said = (m->measured_at_oom ? f->oom_step_pass : f->peak_step_pass)
+                           ? "no-grad pass whose outputs the step uses (phase eval)"
+                           : ph;
     int bwd = m->measured_at_oom ? f->oom_bwd : f->peak_bwd;
     const char *pk = m->measured_at_oom       ? "the out-of-memory error"
                      : m->measured_at_tensors ? "the tensors' peak"
@@ -99,9 +101,9 @@ static void no_gradients(const model_result *m, const run_facts *f, char *out, s
                  "no .grad alive at %s: the last optimizer step's gradients had been freed "
                  "(zero_grad(set_to_none=True)) and %s came in the %s, before the next "
                  "backward",
-                 pk, pk, ph[0] ? ph : "step");
+                 pk, pk, said[0] ? said : "step");
     else
-        snprintf(out, n, "no .grad alive at %s (it came in the %s)", pk, ph[0] ? ph : "run");
+        snprintf(out, n, "no .grad alive at %s (it came in the %s)", pk, said[0] ? said : "run");
 }
 
 /* explain_generic: no formula applies: what the measurement says, per category. */
@@ -213,8 +215,7 @@ static const char *loss_over(const model_result *m)
                             : "cross-entropy";
 }
 
-/* eval_b: the evaluation's own batch (m->eval_flag) where the tensors peaked in it, other than
- * the training's; else 0 */
+/* eval_b: the evaluation's own batch (m->eval_flag) where the tensors peaked in it, else 0 */
 static uint64_t eval_b(const model_result *m)
 {
     return m->eval_batch != m->shape.B ? m->eval_batch : 0;

@@ -73,6 +73,9 @@ void model_eval_calib(model_result *m, const run_facts *f)
     int failed = f->has_oom && f->oom_phase && !strcmp(f->oom_phase, "eval");
     if (!c->eval_batch && failed && f->backward_passes > 0)
         c->eval_batch = model_eval_batch_flag(f, c->eval_flag, sizeof c->eval_flag);
+    if (!c->eval_batch && failed && f->oom_step_pass && f->step_pass_batch) /* (a rollout's) */
+        c->eval_batch = f->step_pass_batch,
+        snprintf(c->eval_flag, sizeof c->eval_flag, "%s", f->step_pass_flag);
     /* ... whose need past the failed request is not measured: lower bounds (use_cache=False
      * beside that GPT-2's evaluation had been recommended at 11.30 GiB, "fits"; it ran out of
      * memory again) */
@@ -361,6 +364,14 @@ void model_advice_notes(model_result *m, const run_facts *f)
                      (double)f->peak_allocated / 1073741824.0,
                      *advice_pass_word(m->eval_flag) == 'e' ? "an" : "a",
                      advice_pass_word(m->eval_flag), m->eval_flag);
+        else if (f->peak_step_pass) /* (a rollout's had been "an evaluation pass") */
+            snprintf(msg, sizeof msg,
+                     "the tensors peaked (%.2f GiB) in a no-grad pass whose outputs the step uses "
+                     "(a rollout or a generation, phase eval), not in a training step: the "
+                     "what-ifs are calibrated to that pass as if it were a step, true when it "
+                     "runs the training micro-batch; a batch of its own keeps its peak whatever "
+                     "the micro-batch (lower that batch, or vramtrace fit measures)",
+                     (double)f->peak_allocated / 1073741824.0);
         else
             snprintf(msg, sizeof msg,
                      "the tensors peaked (%.2f GiB) in an evaluation pass, not in a training "
@@ -409,10 +420,10 @@ void model_cause_cache(model_result *m, const run_facts *f, uint64_t cap, uint64
                      (double)m->current.tensor_bytes / 1073741824.0);
         size_t w = strlen(m->why);
         snprintf(m->why + w, sizeof m->why - w,
-                 "; the %s stopped early, so its %stensors are a lower bound: a whole %s may not "
-                 "fit even with no cache",
-                 m->calib.eval_cut ? "evaluation pass" : "forward", gib,
-                 m->calib.eval_cut ? "pass" : "forward");
+                 "; the %s%s stopped early, so its %stensors are a lower bound: a whole %s may "
+                 "not fit even with no cache",
+                 m->calib.eval_cut ? advice_pass_word(m->calib.eval_flag) : "forward",
+                 m->calib.eval_cut ? " pass" : "", gib, m->calib.eval_cut ? "pass" : "forward");
     }
 }
 

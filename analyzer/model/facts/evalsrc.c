@@ -392,8 +392,8 @@ static int inline_eval(const scan *s, size_t w)
     size_t p = s->par[w], pe = p == n ? n : s->end[p];
     /* the function around it (the file when none) */
     size_t f = s->fn[w], fa = f == n ? 0 : f + 1, fe = fn_end(s, w);
-    /* no backward in it, nor after it in the block around it; one elsewhere in the function */
-    if (backward(s, one ? w : w + 1, e) || backward(s, e, pe) || !backward(s, fa, fe))
+    /* no backward in it; one elsewhere in the function */
+    if (backward(s, one ? w : w + 1, e) || !backward(s, fa, fe))
         return 0;
     /* model.eval() before it in its block, or in it, that the function sends back to training */
     size_t q = s->prev[w];
@@ -401,8 +401,13 @@ static int inline_eval(const scan *s, size_t w)
         !(one ? trains(s->tp[w], s->ts[w], fa, fe) : trains(s->btp[w], s->bts[w], fa, fe)))
         return 0;
     /* and what it computes feeds no backward after it: a rollout the step trains on is a pass
-     * of the step's (PPO's, collected under model.eval() and no_grad, had been an evaluation) */
-    return backward(s, e, fe) && evalsrc_feeds_backward(c, s->L, w, one, e, fe) ? 2 : 1;
+     * of the step's (PPO's, collected under model.eval() and no_grad, had been an evaluation),
+     * the same where the steps that train on it come in the block around it (a PPO iteration's
+     * rollout, then its updates: that pass had been read as the training's forward) */
+    if (backward(s, e, fe) && evalsrc_feeds_backward(c, s->L, w, one, e, fe))
+        return 2;
+    /* else, a backward after it in the block around it: the step's (a forward before it) */
+    return backward(s, e, pe) ? 0 : 1;
 }
 
 /* a def that may be a pass of its own, and what its name's calls say */

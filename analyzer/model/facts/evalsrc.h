@@ -41,6 +41,7 @@ typedef struct evalsrc {
         const char *path, *name; /* the FILE record's (the tables' strings) */
         uint8_t *line;           /* line[l]: l lies in an inline evaluation */
         size_t nlines;
+        size_t fi; /* its index among the tables' files (its contents) */
     } f[4];
     int n;
     uint8_t *code; /* by code id: 0 not looked at, 1 + the file's index, 255 none of them */
@@ -54,5 +55,14 @@ int evalsrc_stack(evalsrc *e, tables *t, const tables_stack *st);
 /* evalsrc_frames: the same for a resolved stack (frames with their lines). */
 int evalsrc_frames(evalsrc *e, const tables *t, const tables_frame *f, size_t n);
 void evalsrc_free(evalsrc *e);
+
+/* evalsrc_pass_flag: the batch flag of a no-grad pass whose outputs the step uses (evalsrc_lines'
+ * 2): the first `--KEY VALUE` / `--KEY=VALUE` of argv (argc of them) whose key (dashes after the
+ * first two read as '_') holds "batch" (not "batches"), with a positive whole value, and is read
+ * as a name (`args.KEY`, `KEY`, outside a comment) on a line of such a pass in a recorded script
+ * (--rollout_batch_size, which a PPO loop's rollout reads there: the script ties that flag to
+ * that pass); "--KEY VALUE" into flag, its value returned; 0 when none. */
+uint64_t evalsrc_pass_flag(evalsrc *e, tables *t, int argc, const char *const *argv, char *flag,
+                           size_t len);
 
 #endif

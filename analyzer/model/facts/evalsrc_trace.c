@@ -2,6 +2,7 @@
  * each, evalsrc.c), and whether a stack passes through one. Interface: evalsrc.h. */
 #include "evalsrc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,7 +38,7 @@ static void build(evalsrc *e, const tables *t)
             free(m);
             continue;
         }
-        e->f[e->n].path = f->path.s, e->f[e->n].name = f->name.s;
+        e->f[e->n].path = f->path.s, e->f[e->n].name = f->name.s, e->f[e->n].fi = i;
         e->f[e->n].line = m, e->f[e->n++].nlines = lines;
     }
 }
@@ -107,6 +108,64 @@ int evalsrc_frames(evalsrc *e, const tables *t, const tables_frame *f, size_t n)
                     : 0;
         if (v)
             return v;
+    }
+    return 0;
+}
+
+static int name_byte(char ch)
+{
+    return ch == '_' || (ch >= '0' && ch <= '9') || ((ch | 32) >= 'a' && (ch | 32) <= 'z');
+}
+
+/* reads_on_pass: key (n bytes) is read as a whole name on a line the file k marks 2 */
+static int reads_on_pass(const evalsrc *e, const tables *t, int k, const char *key, size_t n)
+{
+    const tables_file *f = tables_file_at(t, e->f[k].fi);
+    if (!f || !n)
+        return 0;
+    const char *s = f->contents.s;
+    size_t len = f->contents.len, line = 1;
+    for (size_t i = 0; i < len; line++) {
+        size_t end = i;
+        while (end < len && s[end] != '\n')
+            end++;
+        if (line < e->f[k].nlines && e->f[k].line[line] == 2)
+            for (size_t j = i; j + n <= end && s[j] != '#'; j++)
+                if (!memcmp(s + j, key, n) && (j == i || !name_byte(s[j - 1])) &&
+                    (j + n == end || !name_byte(s[j + n])))
+                    return 1;
+        i = end + 1;
+    }
+    return 0;
+}
+
+uint64_t evalsrc_pass_flag(evalsrc *e, tables *t, int argc, const char *const *argv, char *flag,
+                           size_t len)
+{
+    build(e, t);
+    for (int i = 1; e->n && argv && i < argc; i++) {
+        const char *a = argv[i];
+        if (!a || strncmp(a, "--", 2))
+            continue;
+        char key[64];
+        size_t n = strcspn(a + 2, "=");
+        if (!n || n >= sizeof key)
+            continue;
+        for (size_t j = 0; j < n; j++)
+            key[j] = a[2 + j] == '-' ? '_' : a[2 + j];
+        key[n] = '\0';
+        if (!strstr(key, "batch") || strstr(key, "batches")) /* (--max_eval_batches: a count) */
+            continue;
+        const char *v = a[2 + n] == '=' ? a + 3 + n : i + 1 < argc ? argv[i + 1] : NULL;
+        char *end;
+        unsigned long long b = v ? strtoull(v, &end, 10) : 0;
+        if (!v || *v < '0' || *v > '9' || end == v || *end || !b)
+            continue;
+        for (int k = 0; k < e->n; k++)
+            if (reads_on_pass(e, t, k, key, n)) {
+                snprintf(flag, len, "--%.*s %llu", (int)(n < 48 ? n : 48), a + 2, b);
+                return b;
+            }
     }
     return 0;
 }

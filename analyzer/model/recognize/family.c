@@ -34,6 +34,9 @@ const char *family_text(const run_recognition *r)
                : r->lm_head < 0
                    ? "a transformer with no output layer over its vocabulary (an encoder or a "
                      "classifier: no B·T×V logits)"
+               : r->lm_ended
+                   ? "a transformer (a language model or not: no B·T×V logits over the token "
+                     "batch read, and the tensor sizes do not tell)"
                    : "a transformer (a language model or not: the run ended before its first "
                      "forward's end, and the tensor sizes do not tell)";
     if (r->lm_head < 0 && r->family == FAM_DECODER)
@@ -253,9 +256,11 @@ static void from_shapes(const recognize_input *in, run_recognition *out)
              "embedding%s (%.230s)",
              (long long)ir->v[INFER_n_layer].value, (long long)ir->v[INFER_n_embd].value,
              (long long)ir->v[INFER_vocab_size].value, (long long)ir->v[INFER_n_embd].value,
-             !lg->known  ? ", B·T×V logits not seen (the first forward did not end)"
-             : lg->value ? " and B·T×V logits"
-                         : ", no B·T×V logits in a first forward that ended",
+             !lg->known && in->backward_done > 0
+                 ? ", B·T×V logits over the token batch read not seen (a backward followed)"
+             : !lg->known ? ", B·T×V logits not seen (the first forward did not end)"
+             : lg->value  ? " and B·T×V logits"
+                          : ", no B·T×V logits in a first forward that ended",
              why);
 }
 
@@ -303,6 +308,7 @@ static int gpt_file(const tables *t, char *out, size_t len)
 static void lm_head(const recognize_input *in, run_recognition *out)
 {
     const infer_value *lg = in->inferred ? &in->inferred->v[INFER_lm_logits] : NULL;
+    out->lm_ended = 0;
     if (lg && lg->known)
         out->lm_head = lg->value ? 1 : -1;
     else
@@ -311,6 +317,7 @@ static void lm_head(const recognize_input *in, run_recognition *out)
                                       out->family == FAM_ENCODER_DECODER)
                 ? 1
                 : 0;
+    out->lm_ended = !out->lm_head && in->backward_done > 0;
 }
 
 static void family_of(const recognize_input *in, run_recognition *out)

@@ -164,6 +164,9 @@ typedef struct run_recognition {
      * forward ended with none: INFER_lm_logits), 0 not known (no vocabulary, or the sizes alone
      * and a forward cut before its end; a recognition left zeroed) */
     int lm_head;
+    int lm_ended; /* lm_head 0 where a backward completed: the first forward ended, and no B·T×V
+                   * logits of the token batch read were seen (a no-grad pass's batch read, its
+                   * logits of the last position only: a PPO rollout's) */
     char model_class[64]; /* the model class the evidence names ("GPT2LMHeadModel"), or "" */
     int python_frames;    /* the trace recorded Python frames (classes can be recognized) */
     int nanogpt;          /* a model class GPT (GPT.forward): nanoGPT's where its file is model.py
