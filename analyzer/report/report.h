@@ -123,7 +123,8 @@ const char *report_modules_cats(const report_module *m, size_t n, const report_m
                                 size_t n2, char *buf, size_t len);
 /* report_step_pass: what c's run (its replay r) holds of a no-grad pass whose outputs the step
  * uses (a rollout under model.eval(): evalsrc.h's 2), into c->facts: whether the tensors' peak
- * was made in one, and its batch flag (report_pass.c) */
+ * was made in one, its batch flag, and no attention heads read from a training forward's
+ * log-sum-exp rows over such a pass's token batch (report_pass.c) */
 void report_step_pass(report_ctx *c, replay_result *r);
 /* report_batch_now: the batch at the moment snap holds, as its inputs show it (report_batch.c):
  * *tokens, the B·T of the token batch the first forward's batch line made again (ir's

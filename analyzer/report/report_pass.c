@@ -1,8 +1,10 @@
 /* report_pass.c — a no-grad pass whose outputs the step uses (a PPO loop's rollout under
  * model.eval() and no_grad, its updates after it: evalsrc.h's 2) in a run's facts (report.h
  * report_step_pass). Such a pass is the eval phase's and no evaluation, and no training forward:
- * its peak and its own batch flag are said as its own. */
+ * its peak, its own batch flag, and the tokens it read are said as its own. */
 #include "report.h"
+
+#include <string.h>
 
 #include "evalsrc.h"
 
@@ -19,4 +21,19 @@ void report_step_pass(report_ctx *c, replay_result *r)
     f->peak_step_pass = st && evalsrc_stack(&r->eval_src, r->t, st) == 2;
     f->step_pass_batch = evalsrc_pass_flag(&r->eval_src, r->t, f->argc, f->argv, f->step_pass_flag,
                                            sizeof f->step_pass_flag);
+    /* the token batch the trace's inference read is such a pass's (its first forward, before
+     * the updates'): a fused attention kernel keeps log-sum-exp rows for a backward, so the rows
+     * it divided are a training forward's, over other tokens (a rollout of 4 x the updates'
+     * sequences had said H = 4 of a 16-head decoder's, "B·T = 4096 tokens"): H not read */
+    infer_result *ir = f->inferred && c->inferred.tokens_eval ? &c->inferred : NULL;
+    int pass = 0; /* (the batch made before the block, its lookup in it: a rollout's prompts) */
+    for (int k = 0; ir && k < 2 && pass != 2; k++) {
+        uint32_t id = k ? ir->tokens_lookup_stack : ir->tokens_stack;
+        st = id ? tables_stack_get(r->t, id) : NULL;
+        pass = st ? evalsrc_stack(&r->eval_src, r->t, st) : 0;
+    }
+    if (pass == 2) {
+        memset(&ir->v[INFER_n_head], 0, sizeof ir->v[INFER_n_head]);
+        memset(&ir->v[INFER_attention_kernels], 0, sizeof ir->v[INFER_attention_kernels]);
+    }
 }

@@ -9,7 +9,7 @@
 # tensors of one micro-batch", "recommended: micro-batch 24 -> 8, accumulation 1 -> 3", "B = 8"
 # for a mini-batch of 2, and "H = 3" from the updates' log-sum-exp rows over the rollout's tokens;
 # a program's own decoder that trained, its token batch read in the rollout, "ended before its
-# first forward's end".
+# first forward's end"; its prompts made before the block, "H = 4" of its 16 heads.
 set -u
 . "$ROOT/tests/sim_env.sh"
 P="$ROOT/tests/python/ppo_iter.py"
@@ -29,6 +29,7 @@ PY
 }
 run fits 8
 run oom 24
+run own 8 --own
 run gen 8 --own --gen_tokens 1
 [ "$(truth fits oom)" = False ] && [ "$(truth oom oom_phase)" = rollout ] ||
     fail "the program's truth: fits oom $(truth fits oom), oom phase $(truth oom oom_phase)"
@@ -48,8 +49,15 @@ grep -q "the tensors' peak came in the no-grad pass whose outputs the step uses 
     fail "fits: $(grep 'came in the' fits.txt)"
 grep -q "^  - rollout batch 8 → " fits.txt && grep -q "not the training as it ran: the steps train on that pass's outputs" fits.txt ||
     fail "fits: $(grep -A3 'batch 8 →' fits.txt)"
-# the program's own decoder, its prompts made before the block and a token generated from the
-# last position first: no "first forward did not end" for a run that trained
+# the program's own decoder (16 heads), its prompts made before the block (their lookup in it):
+# no heads from the updates' rows over the rollout's tokens (it had been "H = 4"); a token
+# generated from the last position first: no "first forward did not end" for a run that trained
+oheads=$(sed -n 's/^FACTS .*n_head=\([0-9]*\).*/\1/p' own.out)
+python3 - own.json "$oheads" <<'PY' || fail "own: heads read from the rollout's tokens"
+import json, sys
+c = json.load(open(sys.argv[1]))["config"]
+assert c["n_head"]["value"] in (None, int(sys.argv[2])), ("n_head", c["n_head"])
+PY
 grep -q "did not end\|before its first forward's end" gen.txt && fail "gen: $(grep 'did not end\|forward.s end' gen.txt)"
 # the out-of-memory error: the rollout's pass, its flag, no micro-batch recommended
 grep -q "^OOM: .* during a no-grad pass whose outputs the step uses " oom.txt ||

@@ -185,6 +185,7 @@ void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t nelems, s
     /* an evaluation's batch (the loop's copy onto the device is no evaluation's: its lookup is) */
     out->tokens_eval = p->t[at].eval || (emb && p->t[emb].eval);
     out->tokens_stack = p->t[at].stack;
+    out->tokens_lookup_stack = emb ? p->t[emb].stack : 0;
     vt__set(out, INFER_tokens, (int64_t)bt,
             "B·T = %llu: the int64 token batch (%llu B) before its embedding lookup%s%s",
             (unsigned long long)bt, (unsigned long long)bt * 8, dt ? ", and the logits B·T×V" : "",
