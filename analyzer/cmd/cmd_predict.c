@@ -457,7 +457,7 @@ int cmd_predict(int argc, char **argv)
         if (!config_known(&c, CFG_batch_size)) { /* nothing to scale from or calibrate with */
             /* (a report's JSON: to the report of its trace, not to the JSON) */
             const char *trace = !run.from_json ? from : run.trace[0] ? run.trace : "TRACE";
-            char why[320];
+            char why[sizeof c.v[0].where + 64];
             fprintf(stderr,
                     "vramtrace predict: --from %s: the traced run's micro-batch is not known "
                     "(%s): give it, e.g. `vramtrace report --json --batch-size N %s > run.json`, "

@@ -73,7 +73,7 @@ void config_print(FILE *out, const nano_config *c, int transformer)
         const char *val = config_value_text(c, (config_key)k, buf, sizeof buf);
         fprintf(out, "  %s%*s ", name[k], width - columns(name[k]), "");
         escape_term_fputs(out, val, strlen(val));
-        char why[256]; /* (the recorded script's name: from the trace, escaped) */
+        char why[sizeof v->where + 64]; /* (the recorded script's name: from the trace, escaped) */
         const char *src = v->src == CONFIG_SRC_UNKNOWN
                               ? config_unknown_text(c, (config_key)k, why, sizeof why)
                           : v->src != CONFIG_SRC_DEFAULT ? config_source_name(v->src)
@@ -81,8 +81,10 @@ void config_print(FILE *out, const nano_config *c, int transformer)
         fprintf(out, "%*s %s", (int)(strlen(val) < 10 ? 10 - strlen(val) : 0), "",
                 v->src == CONFIG_SRC_UNKNOWN ? "unknown: " : "");
         escape_term_fputs(out, src, strlen(src));
-        fputs(v->where[0] ? "  " : "", out);
-        escape_term_fputs(out, v->where, strlen(v->where));
+        if (v->src != CONFIG_SRC_UNKNOWN && v->where[0]) { /* (an unknown's: its reason above) */
+            fputs("  ", out);
+            escape_term_fputs(out, v->where, strlen(v->where));
+        }
         fputc('\n', out);
     }
     if (c->torch_version[0]) {

@@ -54,19 +54,15 @@ void html_config(FILE *out, const report_ctx *c)
         html_esc(out, config_value_text(cfg, (config_key)k, buf, sizeof buf));
         fprintf(out, "</td><td><span class=\"src src-%s\">%s</span></td><td class=sub2>",
                 config_source_name(v->src), config_source_name(v->src));
-        char why[256];
+        char why[sizeof v->where + 64];
         if (v->src == CONFIG_SRC_UNKNOWN) /* ("unknown" is the source column's) */
             html_esc(out, config_unknown_text(cfg, (config_key)k, why, sizeof why));
         else if (v->src == CONFIG_SRC_DEFAULT)
             fputs("nanoGPT train.py's default", out); /* predict's, without a trace */
         else if (v->src == CONFIG_SRC_FLAG)
             fputs("given on vramtrace's command line", out);
-        if (v->where[0]) {
-            fputs(v->src == CONFIG_SRC_UNKNOWN || v->src == CONFIG_SRC_DEFAULT ||
-                          v->src == CONFIG_SRC_FLAG
-                      ? "; "
-                      : "",
-                  out);
+        if (v->where[0] && v->src != CONFIG_SRC_UNKNOWN) { /* (an unknown's: its reason) */
+            fputs(v->src == CONFIG_SRC_DEFAULT || v->src == CONFIG_SRC_FLAG ? "; " : "", out);
             html_esc(out, v->where);
         }
         fprintf(out, "</td><td class=sub2>%s</td></tr>\n", config_key_doc((config_key)k));

@@ -68,8 +68,7 @@ static void optimizer_state(const model_result *m, const run_facts *f, uint64_t 
     }
 }
 
-/* no_gradients: why no .grad was alive at the peak the model explains (the tensors' peak when
- * measured there; measured at the OOM, its phase's), from where it came (a rollout: no eval). */
+/* no_gradients: why no .grad was alive at the moment the model explains, from where it came */
 static void no_gradients(const model_result *m, const run_facts *f, char *out, size_t n)
 {
     const char *ph = m->measured_at_oom ? (f->oom_phase ? f->oom_phase : "")

@@ -65,8 +65,11 @@ void model_seq_unknown(nano_config *c, const run_facts *f)
 {
     const infer_result *ir = f->inferred;
     config_value *b = &c->v[CFG_batch_size], *t = &c->v[CFG_block_size];
+    /* (an out-of-memory error the program caught and went on from, or a later attempt's: its
+     * batch is read with the attempt's own position ids, replay_went_on.c) */
     if (!ir || !ir->v[INFER_tokens].known || ir->tokens_eval || b->src != CONFIG_SRC_TRACE ||
-        t->src == CONFIG_SRC_UNKNOWN || t->i <= 0 || b->i <= 0)
+        t->src == CONFIG_SRC_UNKNOWN || t->i <= 0 || b->i <= 0 || f->oom_recovered ||
+        f->oom_went_on || f->oom_first_batch)
         return;
     long long n = ir->v[INFER_tokens].value, now = (long long)f->tokens_now, T = t->i, b0 = b->i;
     if (n != b0 * T || now <= 0 || now == n)
@@ -94,7 +97,7 @@ void model_seq_unknown(nano_config *c, const run_facts *f)
     memset(t, 0, sizeof *t);
     t->src = CONFIG_SRC_UNKNOWN;
     snprintf(t->where, sizeof t->where,
-             "unknown: %.100s in its first forward; the moment explained's token batch holds "
+             "%.100s in its first forward; the moment explained's token batch holds "
              "%lld tokens (%s), and no batch flag tells whether its micro-batch or its T changed",
              was, now, readings[0] ? readings : "neither divides them");
 }

@@ -414,7 +414,9 @@ config_type config_key_type(config_key k)
 const char *config_unknown_text(const nano_config *c, config_key k, char *buf, size_t n)
 {
     const config_value *v = (unsigned)k < CFG_COUNT ? &c->v[k] : NULL;
-    if (k == CFG_dtype && c->amp_off[0]) /* (not "the command line does not give it") */
+    if (v && v->where[0]) /* (the reason the reading that left it unknown gave: model_seq.c) */
+        snprintf(buf, n, "%s", v->where);
+    else if (k == CFG_dtype && c->amp_off[0]) /* (not "the command line does not give it") */
         snprintf(buf, n,
                  "%s turns autocast off, and the trace does not show the parameters' own "
                  "precision",
