@@ -185,12 +185,34 @@ static void samples_alone(advice_item *it, const gpt_shape *cur)
              rest);
 }
 
+/* carried: a state the program carries from batch to batch (truncated BPTT: a recurrent
+ * model's hidden state, one row per stream of the batch, detached and fed back): a smaller
+ * micro-batch carries fewer rows of it, and accumulating micro-batches needs a state kept for
+ * each, so "same final model" (or its hedge for a loss that scores each sample alone) is not
+ * true of it: said instead */
+static void carried(advice_item *it, const gpt_shape *cur, const char *where)
+{
+    char *p = strstr(it->note, "same final model");
+    if (!p || it->shape.B == cur->B)
+        return;
+    char rest[200];
+    snprintf(rest, sizeof rest, "%s", p + strlen("same final model"));
+    snprintf(p, sizeof it->note - (size_t)(p - it->note),
+             "not the same final model: the program carries a state from one batch to the next "
+             "(%s: detached, then passed back to the model): micro-batches of %llu are not the "
+             "batch of %llu whose rows it carries on, and accumulating them needs a state kept "
+             "for each (another run)%s",
+             where, (unsigned long long)it->shape.B, (unsigned long long)cur->B, rest);
+}
+
 void advice_speak(advice_item *items, int n, const nano_config *cfg, const gpt_shape *cur,
                   const run_recognition *rec)
 {
     advice_speak_program(items, n, cfg, cur, rec);
     for (int i = 0; rec && i < n; i++)
-        if (rec->batchnorm)
+        if (rec->carried[0])
+            carried(&items[i], cur, rec->carried);
+        else if (rec->batchnorm)
             batch_statistics(&items[i], cur);
         else if (rec->lm_head != 1)
             samples_alone(&items[i], cur);

@@ -16,6 +16,7 @@
 #include "model_notes.h"
 #include "model_oom.h"
 #include "model_seq.h"
+#include "model_script.h"
 #include "model_first_forward.h"
 #include "model_trace.h"
 #include "scriptflags.h"
@@ -589,6 +590,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     m->nitems = advice_candidates(&m->calib, &steady, m->capacity,
                                   f->has_oom && m->cause == OOM_FRAGMENTATION, m->expandable_set,
                                   cur_fits, m->items, ADVICE_MAX);
+    model_carried(m, f); /* (a state carried across batches: the accumulation's words) */
     advice_speak(m->items, m->nitems, &m->cfg, &steady, &m->rec);
     model_advice_notes(m, f);
     return 0;

@@ -205,6 +205,10 @@ typedef struct run_recognition {
      * "accelerate", "own" (the script's: none of those on the stacks), "" (no Python frames) */
     char loop[16];
     char loop_where[200];
+    /* a state the recorded script carries from batch to batch (scriptpass_carried: truncated
+     * BPTT's hidden state, detached and fed back): its name and where ("hidden, lstm_lm.py:86"),
+     * "" none (set by the model, model_script.c) */
+    char carried[120];
 } run_recognition;
 
 /* recognize_loop_words: how a loop key is said ("Lightning's Trainer"), "unknown" for "". */

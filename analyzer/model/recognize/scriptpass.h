@@ -1,0 +1,19 @@
+/* scriptpass.h — what a recorded training script's source says of its loop that a trace may not
+ * show (scriptpass.c): a state it carries from one batch to the next (truncated backpropagation
+ * through time: a recurrent model's hidden state, detached and fed back). Nothing is executed;
+ * strings and comments say nothing. */
+#ifndef VT_ANALYZER_SCRIPTPASS_H
+#define VT_ANALYZER_SCRIPTPASS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* scriptpass_carried: a state the script carries across batches: a name N that one line of a
+ * loop rebinds from itself detached (`hidden = [(h.detach(), c.detach()) for h, c in hidden]`,
+ * `h = h.detach()`, or through a def of the script that calls .detach(: `hidden =
+ * repackage_hidden(hidden)`) and another line of the same loop rebinds from a call that takes N
+ * (`out, hidden = model(data, hidden)`), in a function that calls .backward(. The detaching
+ * line's number (1-based), N in name; 0 when none. */
+uint32_t scriptpass_carried(const char *src, size_t len, char *name, size_t n);
+
+#endif
