@@ -86,17 +86,6 @@ static int withheld(const predict_args *a, const model_calib *cal, const gpt_sha
     return cal->eval_cut ? 1 : lower && !s->no_training ? 2 : 0;
 }
 
-/* print_note: "  (note)", escaped (the report's words may name the trace's modules and files);
- * nothing for "" */
-static void print_note(const char *note)
-{
-    if (!note[0])
-        return;
-    fputs("  (", stdout);
-    escape_term_fputs(stdout, note, strlen(note));
-    fputs(")\n", stdout);
-}
-
 static void print_text(const nano_config *c, const gpt_shape *s, const prediction *p,
                        const predict_args *a, uint64_t lb, const model_calib *cal,
                        const predict_run *run)
@@ -109,8 +98,10 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
         c, s, a->from, trace_model, run->lora_assumed, own ? run->trainable : 0,
         predict_train_text(&a->train, s, a->from != NULL, trained, sizeof trained));
     predict_print_calibration(a->from, cal, s->generic);
-    print_note(run->forward_note); /* how its cut-short forward is read: as the report says it */
-    print_note(run->optim_note);   /* the optimizer's state its rows count, not measured: said so */
+    /* how its cut-short forward is read: as the report says it; the optimizer's state its rows
+     * count, not measured: said so */
+    predict_print_note(run->forward_note);
+    predict_print_note(run->optim_note);
     /* the weights' row in this run's precision (it had read "fp32 under AMP, 16-bit in pure
      * 16-bit training" for every run) */
     const char *wdoc = formula_param_bytes(s) == 2
@@ -191,13 +182,18 @@ verdict:
     int unmeasured = run->largest_unpredicted;
     uint64_t cache1 = 0; /* (none fits: the most cache with which 1 would) */
     char un[400];
+    /* an evaluation pass the run never reached: the largest and the recommendation below count
+     * the training step only (as the report says it) */
+    predict_print_note(run->unreached);
     if (unmeasured) /* as the report says */
         printf("largest %s that fits: %s\n", mb,
                model_unpredicted_text(mb, cal->eval_batch, un, sizeof un));
     else if (lb) {
-        printf("largest %s that fits (keeping >= %d %% free): %s%llu%s", mb, ADVICE_HEADROOM_PCT,
-               run->lower_bounds ? "at most " : "", (unsigned long long)lb,
-               run->lower_bounds ? " (the what-ifs are lower bounds)" : "");
+        char ts[sizeof run->unreached_short * 4]; /* (the trace's file name: escaped) */
+        escape_term(run->unreached_short, strlen(run->unreached_short), ts, sizeof ts);
+        printf("largest %s that fits (keeping >= %d %% free%s%s): %s%llu%s", mb,
+               ADVICE_HEADROOM_PCT, ts[0] ? "; " : "", ts, run->lower_bounds ? "at most " : "",
+               (unsigned long long)lb, run->lower_bounds ? " (the what-ifs are lower bounds)" : "");
         advice_batch_flags(c, &base, lb, s->A, run->targs[0] ? run->targs : NULL, flags,
                            sizeof flags);
         if (c->program == PROG_NANOGPT)
@@ -252,33 +248,9 @@ verdict:
                               floor, run->targs[0] ? run->targs : NULL, cache1);
 }
 
-/* json_formula_lines: the largest tensor and the documents' basic formula, as the text's two
- * lines (only where a formula applies) */
-static void json_formula_lines(cJSON *root, const gpt_shape *s, const prediction *p,
-                               const model_calib *cal)
-{
-    const char *what = NULL;
-    uint64_t eb, big = predict_largest_tensor(s, p, cal, &what, &eb);
-    cJSON *lt = cJSON_AddObjectToObject(root, "largest_tensor");
-    cJSON_AddNumberToObject(lt, "bytes", (double)big);
-    if (eb) /* (at the evaluation's own batch) */
-        cJSON_AddNumberToObject(lt, "batch_size", (double)eb);
-    cJSON_AddStringToObject(lt, "what", what);
-    doc_formula d;
-    formula_documents(s, &d);
-    cJSON *dj = cJSON_AddObjectToObject(root, "documents");
-    cJSON_AddNumberToObject(dj, "parameters_estimate", (double)d.params_estimate);
-    cJSON_AddNumberToObject(dj, "parameter_bytes", (double)d.param_bytes);
-    cJSON_AddNumberToObject(dj, "gradient_bytes", (double)d.grad_bytes);
-    cJSON_AddNumberToObject(dj, "optimizer_bytes", (double)d.optimizer_bytes);
-    cJSON_AddNumberToObject(dj, "activation_bytes_x24", (double)d.act_bytes_basic);
-    cJSON_AddNumberToObject(dj, "activation_bytes_x160", (double)d.act_bytes_empirical);
-    cJSON_AddNumberToObject(dj, "attention_bytes_per_layer", (double)d.attn_bytes_per_layer);
-}
-
 static int print_json(const nano_config *c, const gpt_shape *s, const prediction *p,
                       const predict_args *a, uint64_t lb, const model_calib *cal, int lower,
-                      int unmeasured, int retried, uint64_t run_params)
+                      int unmeasured, int retried, uint64_t run_params, const char *unreached)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddNumberToObject(root, "schema_version", PREDICT_SCHEMA_VERSION);
@@ -336,7 +308,7 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
         cJSON_AddNullToObject(root, "largest_tensor");
         cJSON_AddNullToObject(root, "documents");
     } else
-        json_formula_lines(root, s, p, cal);
+        predict_json_formula_lines(root, s, p, cal);
     if (a->have_card) {
         cJSON *cj = cJSON_AddObjectToObject(root, "card");
         jsonw_add_c(cj, "name", a->card.name); /* (with --from, the trace's: valid UTF-8) */
@@ -391,6 +363,10 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
         cJSON_AddNullToObject(root, "largest_batch_size");
         cJSON_AddBoolToObject(root, "largest_batch_size_at_most", lower);
     }
+    if (unreached[0]) /* (an evaluation pass the run never reached: the step's only) */
+        jsonw_add_c(root, "unreached_pass_note", unreached);
+    else
+        cJSON_AddNullToObject(root, "unreached_pass_note");
     cJSON_AddNumberToObject(root, "headroom_fraction", ADVICE_HEADROOM);
     /* no argument gave the accumulation: "recommended" has only a factor for it */
     cJSON_AddBoolToObject(root, "gradient_accumulation_assumed", s->accum_unknown != 0);
@@ -592,7 +568,7 @@ int cmd_predict(int argc, char **argv)
     run.retried = from && predict_run_as_ran(&run, &s, &cal.measured_shape, a.card.bytes);
     if (a.json)
         return print_json(&c, &s, &p, &a, lb, &cal, run.lower_bounds, run.largest_unpredicted,
-                          run.retried, from ? run.params : 0);
+                          run.retried, from ? run.params : 0, from ? run.unreached : "");
     print_text(&c, &s, &p, &a, lb, &cal, &run);
     return VT_EXIT_OK;
 }

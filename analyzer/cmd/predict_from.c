@@ -96,6 +96,8 @@ static int load_trace(const char *path, FILE *fp, const char *magic, nano_config
     run->retried = !rep.facts.has_oom && rep.facts.oom_recovered;
     run->caught = m->lower_bounds && rep.facts.caught_peak && !rep.facts.has_oom;
     snprintf(run->forward_note, sizeof run->forward_note, "%s", m->oom_forward);
+    snprintf(run->unreached, sizeof run->unreached, "%s", m->unreached);
+    snprintf(run->unreached_short, sizeof run->unreached_short, "%s", m->unreached_short);
     for (int i = 0; i < m->nnotes; i++)
         if (!strncmp(m->notes[i], OPTIM_NOTE_PREFIX, strlen(OPTIM_NOTE_PREFIX)))
             snprintf(run->optim_note, sizeof run->optim_note, "%s", m->notes[i]);
@@ -306,6 +308,12 @@ static int load_json(const char *path, const cJSON *root, nano_config *c, predic
                              cJSON_IsFalse(cJSON_GetObjectItem(pr, "batch_growth_measured"));
     if (cJSON_IsString(fw))
         snprintf(run->forward_note, sizeof run->forward_note, "%s", fw->valuestring);
+    const cJSON *up = cJSON_GetObjectItem(pr, "unreached_pass"), /* (older reports: none) */
+        *un = cJSON_GetObjectItem(up, "note"), *us = cJSON_GetObjectItem(up, "largest_counts");
+    if (cJSON_IsString(un) && cJSON_IsString(us)) {
+        snprintf(run->unreached, sizeof run->unreached, "%s", un->valuestring);
+        snprintf(run->unreached_short, sizeof run->unreached_short, "%s", us->valuestring);
+    }
     const cJSON *tp =
         cJSON_GetObjectItem(cJSON_GetObjectItem(root, "recognized"), "trainable_params");
     run->trainable = cJSON_IsNumber(tp) && tp->valuedouble > 0 && tp->valuedouble < 1e15

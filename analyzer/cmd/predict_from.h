@@ -42,6 +42,10 @@ typedef struct predict_run {
      * none), to say where a value the report lacked is given */
     int from_json;
     char trace[512];
+    /* the report's note of an evaluation pass of the script the trace never reached, and the
+     * largest's words for it (model.h unreached, unreached_short; JSON prediction.unreached_pass);
+     * "" none */
+    char unreached[600], unreached_short[160];
     uint64_t params; /* the run's own count of its weights' elements, as the report infers it
                       * (a model no formula has: the formula's count would be its embedding's
                       * alone); 0: unknown */

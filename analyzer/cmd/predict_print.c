@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "bytes_sat.h"
 #include "cards.h"
 #include "escape.h"
@@ -486,4 +488,39 @@ void predict_print_calibration(const char *from, const model_calib *cal, int gen
                             : "; the run ended in an OOM, ratios below 1 "
                               "not trusted");
     }
+}
+
+/* predict_print_note: "  (note)", escaped (the report's words may name the trace's modules and
+ * files); nothing for "" */
+void predict_print_note(const char *note)
+{
+    if (!note[0])
+        return;
+    fputs("  (", stdout);
+    escape_term_fputs(stdout, note, strlen(note));
+    fputs(")\n", stdout);
+}
+
+/* predict_json_formula_lines: the largest tensor and the documents' basic formula, as the text's
+ * two lines (only where a formula applies) */
+void predict_json_formula_lines(cJSON *root, const gpt_shape *s, const prediction *p,
+                                const model_calib *cal)
+{
+    const char *what = NULL;
+    uint64_t eb, big = predict_largest_tensor(s, p, cal, &what, &eb);
+    cJSON *lt = cJSON_AddObjectToObject(root, "largest_tensor");
+    cJSON_AddNumberToObject(lt, "bytes", (double)big);
+    if (eb) /* (at the evaluation's own batch) */
+        cJSON_AddNumberToObject(lt, "batch_size", (double)eb);
+    cJSON_AddStringToObject(lt, "what", what);
+    doc_formula d;
+    formula_documents(s, &d);
+    cJSON *dj = cJSON_AddObjectToObject(root, "documents");
+    cJSON_AddNumberToObject(dj, "parameters_estimate", (double)d.params_estimate);
+    cJSON_AddNumberToObject(dj, "parameter_bytes", (double)d.param_bytes);
+    cJSON_AddNumberToObject(dj, "gradient_bytes", (double)d.grad_bytes);
+    cJSON_AddNumberToObject(dj, "optimizer_bytes", (double)d.optimizer_bytes);
+    cJSON_AddNumberToObject(dj, "activation_bytes_x24", (double)d.act_bytes_basic);
+    cJSON_AddNumberToObject(dj, "activation_bytes_x160", (double)d.act_bytes_empirical);
+    cJSON_AddNumberToObject(dj, "attention_bytes_per_layer", (double)d.attn_bytes_per_layer);
 }

@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include <cjson/cJSON.h>
+
 #include "advice.h"
 #include "config.h"
 #include "formula.h"
@@ -66,5 +68,13 @@ void predict_print_recommended(const nano_config *c, const gpt_shape *s, const g
                                const char *mb, int nano, int from, int found, uint64_t rb,
                                uint64_t ra, int unmeasured, uint64_t lb, uint64_t floor,
                                const char *targs, uint64_t cache1);
+
+/* predict_print_note: "  (note)", escaped (the report's words may name the trace's modules and
+ * files); nothing for "" */
+void predict_print_note(const char *note);
+/* predict_json_formula_lines: the largest tensor and the documents' basic formula into root, as
+ * the text's two lines (only where a formula applies) */
+void predict_json_formula_lines(cJSON *root, const gpt_shape *s, const prediction *p,
+                                const model_calib *cal);
 
 #endif

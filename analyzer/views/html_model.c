@@ -297,10 +297,13 @@ void html_advice(FILE *out, const report_ctx *c)
     } else if (m->capacity && config_known(&m->cfg, CFG_batch_size)) {
         char u64s[24];
         snprintf(u64s, sizeof u64s, "%llu", (unsigned long long)m->largest_batch);
-        fprintf(out,
-                "<p>Largest %s that fits (other settings unchanged, keeping &ge; %d %% free): "
-                "%s<b>%s</b>%s</p>\n",
-                model_batch_word(m), ADVICE_HEADROOM_PCT,
+        fprintf(out, "<p>Largest %s that fits (other settings unchanged, keeping &ge; %d %% free",
+                model_batch_word(m), ADVICE_HEADROOM_PCT);
+        if (m->unreached_short[0]) { /* (the script's file name: the trace's bytes) */
+            fputs("; ", out);
+            html_esc(out, m->unreached_short);
+        }
+        fprintf(out, "): %s<b>%s</b>%s</p>\n",
                 m->lower_bounds && m->largest_batch ? "at most " : "",
                 m->largest_batch ? u64s : "none, not even 1",
                 m->lower_bounds ? " (the what-ifs are lower bounds)" : "");

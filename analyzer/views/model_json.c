@@ -231,6 +231,20 @@ void model_json(cJSON *root, const model_result *m, const run_facts *f)
     /* (predict --from this JSON reads it: the largest on another card is not predicted either) */
     cJSON_AddBoolToObject(pr, "batch_growth_measured", !m->growth_unmeasured);
     cJSON_AddBoolToObject(pr, "largest_batch_size_at_most", m->lower_bounds != 0);
+    /* an evaluation pass of the script the trace never reached: the what-ifs and the largest
+     * count the training step only (model_script.c); null where none */
+    if (m->unreached[0]) {
+        cJSON *u = cJSON_AddObjectToObject(pr, "unreached_pass");
+        jsonw_add_c(u, "where", m->unreached_where);
+        if (m->unreached_flag[0])
+            jsonw_add_c(u, "batch_flag", m->unreached_flag);
+        else
+            cJSON_AddNullToObject(u, "batch_flag");
+        cJSON_AddBoolToObject(u, "batch_flag_on_command_line", m->unreached_flag_argv != 0);
+        jsonw_add_c(u, "largest_counts", m->unreached_short);
+        jsonw_add_c(u, "note", m->unreached);
+    } else
+        cJSON_AddNullToObject(pr, "unreached_pass");
     /* the cache assumed at the largest, and the most with which it keeps the headroom: null
      * where the views say nothing of it (model.h) */
     if (m->largest_cache_most && !m->largest_unpredicted && m->largest_batch) {

@@ -265,8 +265,9 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
         snprintf(u64s, sizeof u64s, "%llu", (unsigned long long)m->largest_batch);
         fprintf(out,
                 "  largest %s that fits (other settings unchanged, keeping >= %.0f %% "
-                "free): %s%s%s\n",
-                mb, ADVICE_HEADROOM * 100, m->lower_bounds && m->largest_batch ? "at most " : "",
+                "free%s%s): %s%s%s\n",
+                mb, ADVICE_HEADROOM * 100, m->unreached_short[0] ? "; " : "", m->unreached_short,
+                m->lower_bounds && m->largest_batch ? "at most " : "",
                 m->largest_batch ? u64s : "none, not even 1",
                 m->lower_bounds ? " (the what-ifs are lower bounds)" : "");
         char why[240];

@@ -1,6 +1,7 @@
 /* test_scriptpass.c — what a training script's source says of its loop that its trace may not show
- * (analyzer/model/recognize/scriptpass.c): a recurrent model's hidden state carried from batch to
- * batch (detached, then fed back to the model); none where the code only looks like it. */
+ * (analyzer/model/recognize/scriptpass.c): a validation pass it runs every N steps (inline, or a
+ * validation_step it calls), and a recurrent model's hidden state carried from batch to batch
+ * (detached, then fed back to the model); neither where the code only looks like it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,9 +15,56 @@
 
 static char g_name[64];
 
+static uint32_t eval_at(const char *s)
+{
+    return scriptpass_eval(s, strlen(s), g_name, sizeof g_name);
+}
+
 static uint32_t carried_at(const char *s)
 {
     return scriptpass_carried(s, strlen(s), g_name, sizeof g_name);
+}
+
+/* a Lightning-style driver of the program's own: a validation every 2 steps, inline */
+static const char k_loop[] = "class Runner:\n"                                    /* 1 */
+                             "    def fit(self, module, tb, vb):\n"               /* 2 */
+                             "        for step in range(9):\n"                    /* 3 */
+                             "            loss = module.training_step(tb())\n"    /* 4 */
+                             "            loss.backward()\n"                      /* 5 */
+                             "            opt.step()\n"                           /* 6 */
+                             "            if step % 2 == 0:\n"                    /* 7 */
+                             "                module.eval()\n"                    /* 8 */
+                             "                with torch.no_grad():\n"            /* 9 */
+                             "                    module.validation_step(vb())\n" /* 10 */
+                             "                module.train()\n";                  /* 11 */
+
+/* the same pass as a function the loop calls (no no_grad block to see) */
+static const char k_called[] = "def validation_step(model, b):\n"          /* 1 */
+                               "    return model(b).mean()\n"              /* 2 */
+                               "def train():\n"                            /* 3 */
+                               "    for i in range(9):\n"                  /* 4 */
+                               "        model(x).sum().backward()\n"       /* 5 */
+                               "        if i % 5 == 0:\n"                  /* 6 */
+                               "            validation_step(model, vb)\n"; /* 7 */
+
+static void test_eval(void **state)
+{
+    (void)state;
+    assert_int_equal(eval_at(k_loop), 10);
+    assert_string_equal(g_name, "");
+    assert_int_equal(eval_at(k_called), 1);
+    assert_string_equal(g_name, "validation_step");
+    /* never called, or named in a string or a comment only: none */
+    assert_int_equal(eval_at("def evaluate(m):\n    pass\n"
+                             "def train():\n    loss.backward()\n"
+                             "    print('evaluate(m) later')  # evaluate(m)\n"),
+                     0);
+    /* a script that never trains: none */
+    assert_int_equal(eval_at("def evaluate(m):\n    pass\nevaluate(m)\n"), 0);
+    /* a name that trains too: none (train_and_evaluate) */
+    assert_int_equal(eval_at("def train_and_evaluate(m):\n    m().backward()\n"
+                             "train_and_evaluate(m)\n"),
+                     0);
 }
 
 /* truncated BPTT, as PyTorch's word language model writes it and as an own loop does */
@@ -86,6 +134,6 @@ static void test_carried(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_carried)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_eval), cmocka_unit_test(test_carried)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

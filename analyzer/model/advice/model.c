@@ -593,5 +593,6 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     model_carried(m, f); /* (a state carried across batches: the accumulation's words) */
     advice_speak(m->items, m->nitems, &m->cfg, &steady, &m->rec);
     model_advice_notes(m, f);
+    model_unreached(m, f); /* (an evaluation pass the trace never reached: said) */
     return 0;
 }

@@ -232,6 +232,14 @@ typedef struct model_result {
     int largest_unpredicted; /* growth_unmeasured: no largest said, but where a run out of
                               * memory in its optimizer step would not fit at 1 either (that
                               * is measured: none, said) */
+    /* the recorded script has an evaluation pass the trace never reached (model_script.c): the
+     * what-ifs and the largest count the training step only. Where ("lit_own.py:96"), the flag
+     * that sets its own batch as the run had it ("--val_batch_size 64", "" none) and whether the
+     * command line gave it, and the note saying so (also in notes); "" none */
+    char unreached_where[96], unreached_flag[64];
+    int unreached_flag_argv;
+    char unreached[600];
+    char unreached_short[160]; /* the largest's words for it ("the training step only: ...") */
     advice_item items[ADVICE_MAX];
     int nitems;
 } model_result;

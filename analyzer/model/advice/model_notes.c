@@ -20,10 +20,10 @@ int model_peak_in_eval(const model_result *m, const run_facts *f)
            m->measured_at_tensors;
 }
 
-/* names_evaluation: one of key's words (split at '_' and '-') names an evaluation: eval, val,
+/* model_names_evaluation: one of key's words (split at '_' and '-') names an evaluation: eval, val,
  * valid, validation (--val_batch_size, Lightning scripts' spelling, had gone unread: "val" is no
  * "eval"; not "interval", a word of its own) */
-static int names_evaluation(const char *key)
+int model_names_evaluation(const char *key)
 {
     static const char *const words[] = {"eval",     "val",      "valid", "validation", "sample",
                                         "sampling", "generate", "gen",   "generation", NULL};
@@ -46,7 +46,7 @@ uint64_t model_eval_batch_flag(const run_facts *f, char *flag, size_t len)
         char key[64];
         const char *a = f->argv[i], *v = config_arg_key(a, key, sizeof key);
         /* (not a count of batches: --max_eval_batches 200) */
-        if (strncmp(a, "--", 2) || !names_evaluation(key) || !strstr(key, "batch") ||
+        if (strncmp(a, "--", 2) || !model_names_evaluation(key) || !strstr(key, "batch") ||
             strstr(key, "batches"))
             continue;
         if (!v && !(v = i + 1 < f->argc ? f->argv[i + 1] : NULL))

@@ -10,6 +10,9 @@
 
 /* model_peak_in_eval: a training run's tensors peaked in an evaluation pass (measured there). */
 int model_peak_in_eval(const model_result *m, const run_facts *f);
+/* model_names_evaluation: one of key's words (split at '_' and '-') names an evaluation or a
+ * sampling pass (eval, val, valid, validation, sample, generate, ...). */
+int model_names_evaluation(const char *key);
 /* model_eval_batch_flag: the evaluation's own batch on the traced command line (--eval-batch-size
  * 16, --per_device_eval_batch_size=8: a flag naming both), its flag and value in flag; 0 when
  * none. */

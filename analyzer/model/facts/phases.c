@@ -82,6 +82,15 @@ static int eval_name(const char *name)
     return ev;
 }
 
+/* the functions a frame of which is an evaluation's wherever they are (a program's own or a
+ * library's) */
+static const char *const eval_fns[] = {"estimate_loss", "evaluate", "eval_step", "validate", NULL};
+
+int phases_eval_function(const char *name)
+{
+    return in(name, eval_fns) || eval_name(name);
+}
+
 /* What a Python frame's file alone says (python_bits' part of it, kept per file by file_bits):
  * FB_ bits that need nothing else, and the files whose frames' names then decide. */
 enum {
@@ -183,8 +192,6 @@ static uint32_t python_bits(const char *fn, const char *file, phases_memo *m)
 {
     static const char *const loss_fns[] = {"cross_entropy", "log_softmax",           "_log_softmax",
                                            "nll_loss",      "softmax_cross_entropy", NULL};
-    static const char *const eval_fns[] = {"estimate_loss", "evaluate", "eval_step", "validate",
-                                           NULL};
     /* a batch loaded, or moved onto the device by a framework (Lightning, Accelerate, the
      * Hugging Face Trainer) */
     static const char *const data_fns[] = {"get_batch",

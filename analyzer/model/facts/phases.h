@@ -115,6 +115,10 @@ int phases_native_may_say(const char *name);
  * nothing. */
 void phases_memo_keep_ip(phases_memo *m, uint64_t ip, uint32_t bits, uint32_t until);
 stack_facts phases_acc_end(const phases_acc *a);
+/* phases_eval_function: a function of that name (its last component) in the program's own files
+ * is an evaluation's (estimate_loss, evaluate, eval_step, validate, or its '_'-separated words
+ * say it evaluates and none says it trains: validation_step, run_eval) */
+int phases_eval_function(const char *name);
 /* phases_acc_mark_eval: the stack passes through an evaluation the program's source shows
  * (evalsrc.h: an inline one, under no function named so), as a frame named evaluate would say */
 void phases_acc_mark_eval(phases_acc *a);

@@ -1,11 +1,13 @@
-/* scriptpass.c — a state a training script carries from one batch to the next, read from its
- * recorded source. Interface: scriptpass.h. */
+/* scriptpass.c — an evaluation pass a training script would run, and a state it carries from one
+ * batch to the next, read from its recorded source. Interface: scriptpass.h. */
 #include "scriptpass.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "evalsrc.h"
+#include "phases.h"
 #include "scriptflags.h"
 
 #define NONE ((size_t)-1)
@@ -178,6 +180,47 @@ static size_t encl(const src *s, size_t i, const char *const *words)
 
 static const char *const k_defs[] = {"def ", "async def ", NULL};
 static const char *const k_loops[] = {"for ", "while ", "async for ", NULL};
+
+uint32_t scriptpass_eval(const char *text, size_t len, char *name, size_t n)
+{
+    if (n)
+        name[0] = '\0';
+    size_t nl = 2;
+    for (size_t i = 0; i < len; i++)
+        nl += text[i] == '\n';
+    uint8_t *m = malloc(nl);
+    uint32_t at = 0;
+    if (m && evalsrc_lines(text, len, m, nl))
+        for (size_t l = 1; l < nl && !at; l++)
+            at = m[l] == 1 ? (uint32_t)l : 0;
+    free(m);
+    src s;
+    if (at || src_make(&s, text, len) < 0)
+        return at;
+    if (has(s.c, 0, len, ".backward(") != NONE)
+        for (size_t i = 0; i < s.n && !at; i++) {
+            size_t na, nb;
+            char fn[80];
+            if (!def_name(&s, i, &na, &nb) || nb - na >= sizeof fn)
+                continue;
+            memcpy(fn, s.c + na, nb - na);
+            fn[nb - na] = '\0';
+            if (!phases_eval_function(fn))
+                continue;
+            /* called: name( elsewhere than its def (self.validation_step( counts) */
+            for (size_t k = 0; k < s.n && !at; k++)
+                for (size_t w = s.L[k].a;
+                     k != i && (w = word(s.c, w, s.L[k].b, fn, nb - na)) != NONE && !at; w++) {
+                    size_t x = w + (nb - na);
+                    while (x < s.L[k].b && s.c[x] == ' ')
+                        x++;
+                    if (x < s.L[k].b && s.c[x] == '(')
+                        at = s.L[i].line, snprintf(name, n, "%s", fn);
+                }
+        }
+    src_free(&s);
+    return at;
+}
 
 /* assigned: line i is `targets = value` (one '=' at depth 0, not ==, <=, +=, ...): the '='s
  * index, else NONE */
