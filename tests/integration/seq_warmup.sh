@@ -91,4 +91,8 @@ if bad:
     print("seq_warmup: " + "\n  ".join(bad))
     sys.exit(1)
 PY
+# the text says that reason alone, not beside "the trace does not give it" (they had disagreed)
+grep "^  micro-batch B .*unknown" noflag.txt | grep -q "unknown: .* the trace does not tell which$" &&
+    ! grep "^  micro-batch B\|^  tokens per sample T" noflag.txt | grep -q "does not give it\|unknown: unknown" ||
+    fail "noflag: $(grep '^  micro-batch B\|^  tokens per sample T' noflag.txt)"
 echo "seq_warmup: ok"
