@@ -23,7 +23,8 @@ timeout 300 "$VT" run --card 12GiB -o fit.vt -- python3 "$P" --batch_size 6 </de
     { cat fit.out; fail "the run at batch 6 failed"; }
 timeout 300 "$VT" run --card 12GiB -o oom.vt -- python3 "$P" --batch_size 12 </dev/null >oom.out 2>&1
 grep -q "^OOM in loss$" oom.out || { cat oom.out; fail "batch 12 did not run out of memory in its loss"; }
-sed 's/"--batch_size"/"--rows", dest="batch_size"/' "$P" >rows.py
+# (its own name, read as a.rows: a dest="batch_size" would tell vramtrace the micro-batch)
+sed 's/"--batch_size"/"--rows"/; s/a\.batch_size/a.rows/g' "$P" >rows.py
 PYTHONPATH="$ROOT/examples/sim" timeout 300 "$VT" run --card 12GiB -o rows.vt -- python3 rows.py --rows 12 \
     </dev/null >rows.out 2>&1
 grep -q "^OOM in loss$" rows.out || { cat rows.out; fail "--rows 12 did not run out of memory in its loss"; }

@@ -126,6 +126,9 @@ static void piece(const char *s, size_t a, size_t b, script_flag *f)
             memcpy(f->ndef, text, b - v + 1);
     } else if (k - a == 7 && !strncmp(s + a, "choices", 7) && v < b && s[v] == '[') {
         choices_list(s, v + 1, b, f->choices, sizeof f->choices);
+    } else if (k - a == 4 && !strncmp(s + a, "dest", 4)) {
+        if (!literal(s, v, b, f->dest, sizeof f->dest))
+            f->dest[0] = '\0';
     } else if (k - a == 6 && !strncmp(s + a, "action", 6)) {
         f->store_true = literal(s, v, b, text, sizeof text) && !strcmp(text, "store_true");
     }
@@ -252,10 +255,11 @@ static int flag_given(const script_flag *fl, int argc, const char *const *argv)
 }
 
 /* alias_value: key k's value from the command line after the script where it gives fl under
- * another of its names than the one the spellings know ("--rows 12" for
- * add_argument("--batch_size",
- * "--rows")): set as an argument, with the flag that carried it; 1 when set. Its default had been
- * taken, as if the command line had not given it. */
+ * another of its names than the one the spellings know ("--rows 12" for add_argument(
+ * "--batch_size", "--rows")), or under a name no spelling knows whose dest= is the key's
+ * (add_argument("--rows", dest="batch_size")): set as an argument, with the flag that carried it;
+ * 1 when set. Its default had been taken, or the key left unknown, as if the command line had not
+ * given it. */
 static int alias_value(nano_config *c, int k, const script_flag *fl, const char *lng, int argc,
                        const char *const *argv)
 {
@@ -269,8 +273,12 @@ static int alias_value(nano_config *c, int k, const script_flag *fl, const char 
             return 0;
         char where[200], err[200], flag[48];
         snprintf(flag, sizeof flag, "%.*s", (int)strcspn(argv[i], "="), argv[i]);
-        snprintf(where, sizeof where, "%.60s%s%.40s (its argparse's other name for %.40s)", flag,
-                 eq ? "=" : " ", v, lng);
+        if (strcmp(flag, lng) || !fl->dest[0])
+            snprintf(where, sizeof where, "%.60s%s%.40s (its argparse's other name for %.40s)",
+                     flag, eq ? "=" : " ", v, lng);
+        else /* (the flag itself, a name no spelling knows: its dest= is the key's) */
+            snprintf(where, sizeof where, "%.60s%s%.40s (its argparse's dest=\"%.40s\")", flag,
+                     eq ? "=" : " ", v, fl->dest);
         if (config_set(c, config_key_name((config_key)k), v, CONFIG_SRC_ARG, where, err,
                        sizeof err) != 0)
             return 0;
@@ -345,6 +353,11 @@ void config_apply_script(nano_config *c, int argc, const char *const *argv)
                     break;
                 }
         int k = config_flag_key(lng);
+        if (k < 0 && fl[i].dest[0]) { /* add_argument("--rows", dest="batch_size"): the key */
+            char dn[64];
+            snprintf(dn, sizeof dn, "--%.40s", fl[i].dest);
+            k = config_flag_key(dn);
+        }
         config_type ty = k < 0 ? CONFIG_STR : config_key_type((config_key)k);
         if (ty != CONFIG_INT && ty != CONFIG_FLOAT)
             continue; /* precision and compile: the trace says what ran */

@@ -27,6 +27,7 @@ typedef struct script_flag {
     char choices[96]; /* choices= a list of string literals, each followed by '\0' ("bf16\0none\0"),
                          else "" */
     int store_true;
+    char dest[48]; /* dest= a string literal ("batch_size": the name the program reads), else "" */
 } script_flag;
 
 /* scriptflags_parse: the add_argument calls in src (len bytes, not NUL-terminated), at most max
