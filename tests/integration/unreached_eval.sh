@@ -78,4 +78,14 @@ assert json.load(open("hf0.json"))["prediction"]["unreached_pass"] is None, "hf0
 assert json.load(open(fj))["prediction"]["unreached_pass"] is None
 assert "did not run" not in open("fits.txt").read()
 PY
+# a no_grad sample() with no batch flag it reads (sample_pass.py's --sample_batch renamed
+# --n_draws), never reached (1 step, sampling every 2): a sampling pass by its def's name (it had
+# been "the program's evaluation pass")
+sed 's/"--sample_batch"/"--n_draws"/; s/a\.sample_batch/a.n_draws/g' "$ROOT/tests/python/sample_pass.py" >draws.py
+PYTHONPATH="$ROOT/examples/sim:$ROOT/tests/python" timeout 300 "$VT" run -q --card 12GiB -o draws.vt -- \
+    python3 draws.py --steps 1 </dev/null >draws.out 2>&1 || fail "draws: $(tail -n 2 draws.out)"
+"$VT" report --no-color draws.vt >draws.txt || fail "draws: report failed"
+d=$(grep -n '^def sample(' draws.py | cut -d: -f1)
+grep -q "^  (the program's sampling pass (draws.py:$d; its batch not known" draws.txt ||
+    fail "draws: $(grep 'did not run' draws.txt | head -1)"
 echo "unreached_eval: ok (an evaluation pass the trace never reached said, with its own batch; none where it ran)"

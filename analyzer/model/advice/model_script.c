@@ -95,6 +95,34 @@ static long long script_eval_flag(const run_facts *f, const config_recfile *cf, 
     return -1;
 }
 
+/* def_word: the kind of pass the def around line at (1-based) of src names (a no_grad sample()
+ * or generate(): "sampling", "generation"; advice_pass_word), or NULL where it names none: an
+ * inline evaluation's, or an evaluation function's */
+static const char *def_word(const char *src, size_t len, uint32_t at)
+{
+    const char *word = NULL;
+    uint32_t line = 1;
+    for (size_t i = 0; i < len && line <= at; line++) {
+        size_t e = i;
+        while (e < len && src[e] != '\n')
+            e++;
+        size_t k = i;
+        while (k < e && (src[k] == ' ' || src[k] == '\t'))
+            k++;
+        if (e - k > 4 && !strncmp(src + k, "def ", 4)) { /* (the nearest def at or above it) */
+            char name[64];
+            size_t a = k + 4, b = a;
+            while (b < e && b - a < sizeof name - 1 && src[b] != '(' && src[b] != ' ')
+                b++;
+            snprintf(name, sizeof name, "%.*s", (int)(b - a), src + a);
+            const char *w = advice_pass_word(name);
+            word = strcmp(w, "evaluation") && strcmp(w, "no-grad") ? w : NULL;
+        }
+        i = e + 1;
+    }
+    return word;
+}
+
 void model_unreached(model_result *m, const run_facts *f)
 {
     m->unreached[0] = m->unreached_where[0] = m->unreached_flag[0] = '\0';
@@ -131,7 +159,10 @@ void model_unreached(model_result *m, const run_facts *f)
         snprintf(own, sizeof own,
                  "its batch not known: no flag of the command line or of the script's argparse "
                  "names one");
-    const char *pass = m->unreached_flag[0] ? advice_pass_word(m->unreached_flag) : "evaluation";
+    const char *dw = def_word(cf->data, cf->len, at); /* (no flag: the def's name, sample()) */
+    const char *pass = m->unreached_flag[0] ? advice_pass_word(m->unreached_flag)
+                       : dw                 ? dw
+                                            : "evaluation";
     snprintf(m->unreached, sizeof m->unreached,
              "the program's %s pass (%s%s%s; %s) did not run %s: what it needs is not measured, "
              "so every what-if here and the largest %s count the training step only",
