@@ -8,24 +8,21 @@
 # line does not give it"): its dest= names the key, so --rows 2 is the micro-batch.
 set -u
 . "$ROOT/tests/sim_env.sh"
-sed 's/ap.add_argument("--micro_batch_size",/ap.add_argument("--micro_batch_size", "--rows",/' \
-    "$ROOT/tests/python/own_llama_nopos.py" >alias.py
-grep -q '"--micro_batch_size", "--rows"' alias.py || fail "the program's flag was not renamed"
-PYTHONPATH="$ROOT/examples/sim" timeout 300 "$VT" run -q --card 3GiB -o a.vt -- python3 alias.py \
-    --rows 2 </dev/null >a.out 2>&1 || fail "run: $(tail -n 2 a.out)"
-grep -q "^facts: micro_batch=2 " a.out || fail "the program did not run at 2: $(grep '^facts' a.out)"
-report_both a
-grep -q "^  micro-batch B (--rows)  *2  *argument  --rows 2 (its argparse's other name for --micro_batch_size)" a.txt ||
-    fail "report: $(grep 'micro-batch B' a.txt)"
-python3 -c "import json, sys; b = json.load(open(sys.argv[1]))['config']['batch_size']; assert b['value'] == 2 and b['source'] == 'argument' and b['flag'] == '--rows', b" a.json ||
-    fail "JSON config.batch_size"
-sed 's/ap.add_argument("--micro_batch_size",/ap.add_argument("--rows", dest="micro_batch_size",/' \
-    "$ROOT/tests/python/own_llama_nopos.py" >dest.py
-grep -q '"--rows", dest="micro_batch_size"' dest.py || fail "the program's flag was not renamed (dest)"
-PYTHONPATH="$ROOT/examples/sim" timeout 300 "$VT" run -q --card 3GiB -o d.vt -- python3 dest.py \
-    --rows 2 </dev/null >d.out 2>&1 || fail "run dest: $(tail -n 2 d.out)"
-grep -q "^facts: micro_batch=2 " d.out || fail "dest: the program did not run at 2: $(grep '^facts' d.out)"
-report_both d
-grep -q '^  micro-batch B (--rows)  *2  *argument  --rows 2 (its argparse.s dest="micro_batch_size")' d.txt ||
-    fail "dest: $(grep 'micro-batch B' d.txt)"
+# renamed NAME ADD_ARGUMENT_START WHY: own_llama_nopos.py with its flag's add_argument started as
+# given, run with --rows 2: the micro-batch row must be 2 from --rows, for the reason WHY
+renamed() {
+    sed "s/ap.add_argument(\"--micro_batch_size\",/ap.add_argument($2,/" \
+        "$ROOT/tests/python/own_llama_nopos.py" >"$1.py"
+    grep -qF "ap.add_argument($2," "$1.py" || fail "$1: the program's flag was not renamed"
+    PYTHONPATH="$ROOT/examples/sim" timeout 300 "$VT" run -q --card 3GiB -o "$1.vt" -- python3 "$1.py" \
+        --rows 2 </dev/null >"$1.out" 2>&1 || fail "$1: run: $(tail -n 2 "$1.out")"
+    grep -q "^facts: micro_batch=2 " "$1.out" || fail "$1: the program did not run at 2: $(grep '^facts' "$1.out")"
+    report_both "$1"
+    grep -qF "micro-batch B (--rows)" "$1.txt" && grep "micro-batch B" "$1.txt" | grep -q "  2  *argument  --rows 2 ($3)" ||
+        fail "$1: report: $(grep 'micro-batch B' "$1.txt")"
+    python3 -c "import json, sys; b = json.load(open(sys.argv[1]))['config']['batch_size']; assert b['value'] == 2 and b['source'] == 'argument' and b['flag'] == '--rows', b" "$1.json" ||
+        fail "$1: JSON config.batch_size"
+}
+renamed alias '"--micro_batch_size", "--rows"' "its argparse's other name for --micro_batch_size"
+renamed dest '"--rows", dest="micro_batch_size"' 'its argparse.s dest="micro_batch_size"'
 echo "flag_alias: ok (a flag given under its other argparse name is the argument, not its default)"
