@@ -6,106 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evalsrc_flow.h" /* (lline: a logical line of the cleaned source) */
-
-/* clean: src with the inside of string literals and comments blanked (newlines kept), so that a
- * search for code finds code only */
-static char *clean(const char *src, size_t len)
-{
-    char *c = malloc(len + 1);
-    if (!c)
-        return NULL;
-    memcpy(c, src, len);
-    c[len] = '\0';
-    for (size_t i = 0; i < len;) {
-        if (c[i] == '#') {
-            while (i < len && c[i] != '\n')
-                c[i++] = ' ';
-            continue;
-        }
-        if (c[i] != '\'' && c[i] != '"') {
-            i++;
-            continue;
-        }
-        char q = c[i];
-        int triple = i + 2 < len && c[i + 1] == q && c[i + 2] == q;
-        i += triple ? 3 : 1;
-        while (i < len) {
-            if (c[i] == '\\' && i + 1 < len) {
-                c[i] = ' ';
-                if (c[i + 1] != '\n')
-                    c[i + 1] = ' ';
-                i += 2;
-                continue;
-            }
-            if (c[i] == q && (!triple || (i + 2 < len && c[i + 1] == q && c[i + 2] == q))) {
-                i += triple ? 3 : 1;
-                break;
-            }
-            if (c[i] == '\n' && !triple) /* (a one-line string ends with its line) */
-                break;
-            if (c[i] != '\n')
-                c[i] = ' ';
-            i++;
-        }
-    }
-    return c;
-}
-
-/* logical_lines: c's logical lines (brackets and backslashes join physical ones; blank ones
- * skipped) into *out; their count, or -1 out of memory */
-static long logical_lines(const char *c, size_t len, lline **out)
-{
-    size_t cap = 256, n = 0, i = 0;
-    uint32_t line = 1;
-    lline *L = malloc(cap * sizeof *L);
-    if (!L)
-        return -1;
-    while (i < len) {
-        int indent = 0;
-        while (i < len && (c[i] == ' ' || c[i] == '\t' || c[i] == '\f'))
-            indent = c[i] == '\t' ? (indent / 8 + 1) * 8 : indent + (c[i] == ' '), i++;
-        if (i >= len)
-            break;
-        if (c[i] == '\n' || c[i] == '\r') { /* blank (or a comment, blanked) */
-            line += c[i++] == '\n';
-            continue;
-        }
-        lline l = {line, line, indent, i, i};
-        int depth = 0;
-        char last = 0; /* the last byte that is not a blank */
-        for (; i < len; i++) {
-            char ch = c[i];
-            if (ch == '(' || ch == '[' || ch == '{')
-                depth++;
-            else if ((ch == ')' || ch == ']' || ch == '}') && depth > 0)
-                depth--;
-            if (ch == '\n') {
-                if (depth > 0 || last == '\\') {
-                    line++, last = 0;
-                    continue;
-                }
-                break;
-            }
-            if (ch != ' ' && ch != '\t' && ch != '\r')
-                last = ch;
-        }
-        l.last = line, l.b = i;
-        if (i < len) /* (past the newline) */
-            i++, line++;
-        if (n == cap) {
-            lline *m = realloc(L, cap * 2 * sizeof *L);
-            if (!m) {
-                free(L);
-                return -1;
-            }
-            L = m, cap *= 2;
-        }
-        L[n++] = l;
-    }
-    *out = L;
-    return (long)n;
-}
+#include "evalsrc_flow.h"
+#include "pysrc.h" /* (lline: a logical line of the cleaned source) */
 
 /* find: needle in c[a, b), its index, else (size_t)-1 */
 static size_t find(const char *c, size_t a, size_t b, const char *needle)
@@ -505,9 +407,9 @@ static int no_grad_passes(const scan *s, uint8_t *is)
 size_t evalsrc_lines(const char *src, size_t len, uint8_t *out, size_t nout)
 {
     memset(out, 0, nout);
-    char *c = clean(src, len);
+    char *c = pysrc_clean(src, len);
     lline *L = NULL;
-    long nl = c ? logical_lines(c, len, &L) : -1;
+    long nl = c ? pysrc_lines(c, len, &L) : -1;
     scan s;
     uint8_t *ispass = nl > 0 ? calloc((size_t)nl, 1) : NULL;
     if (!ispass || scan_make(&s, c, L, (size_t)nl) < 0) {

@@ -7,13 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* a logical line of a cleaned source (strings' and comments' bytes blanked): its physical lines
- * [first, last] (1-based), the indentation of its first, its code's bytes [a, b) */
-typedef struct lline {
-    uint32_t first, last;
-    int indent;
-    size_t a, b;
-} lline;
+#include "pysrc.h" /* (lline) */
 
 /* the most lines after a block walked for its names (a longer function: none found there) */
 #define EVALSRC_FLOW_LINES 1000

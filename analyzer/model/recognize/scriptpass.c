@@ -7,22 +7,15 @@
 #include <string.h>
 
 #include "evalsrc.h"
+#include "pysrc.h"
 #include "phases.h"
-#include "scriptflags.h"
 
 #define NONE ((size_t)-1)
 #define CARRIED_NEAR 200 /* the most lines between a state's detach and the call it feeds */
 
-/* a logical line: its first physical line (1-based), indentation, code bytes [a, b) */
-typedef struct sline {
-    uint32_t line;
-    int indent;
-    size_t a, b;
-} sline;
-
 typedef struct src {
-    char *c;    /* the source with strings' and comments' bytes blanked (newlines kept) */
-    sline *L;   /* its logical lines (brackets and backslashes join physical ones) */
+    char *c;    /* the source with strings' and comments' bytes blanked (pysrc_clean) */
+    lline *L;   /* its logical lines (pysrc_lines) */
     size_t n;   /* their count */
     size_t *p;  /* p[i]: the line whose block holds line i (the nearest before it indented less);
                    NONE */
@@ -56,60 +49,13 @@ static void src_free(src *s)
 static int src_make(src *s, const char *text, size_t len)
 {
     memset(s, 0, sizeof *s);
-    if (!(s->c = malloc(len + 1)))
+    long n = (s->c = pysrc_clean(text, len)) ? pysrc_lines(s->c, len, &s->L) : -1;
+    if (n < 0) {
+        src_free(s);
         return -1;
-    char *c = s->c;
-    memcpy(c, text, len);
-    c[len] = '\0';
-    for (size_t i = 0; i < len;) {
-        size_t j = scriptflags_skip_noncode(text, i, len);
-        if (j == i) {
-            i++;
-            continue;
-        }
-        for (; i < j && i < len; i++)
-            if (c[i] != '\n')
-                c[i] = ' ';
     }
-    size_t cap = 64;
-    s->L = malloc(cap * sizeof *s->L);
-    uint32_t line = 1;
-    for (size_t i = 0; s->L && i < len;) {
-        int indent = 0;
-        while (i < len && (c[i] == ' ' || c[i] == '\t'))
-            indent += c[i] == '\t' ? 8 - indent % 8 : 1, i++;
-        if (i < len && (c[i] == '\n' || c[i] == '\r')) {
-            line += c[i++] == '\n';
-            continue;
-        }
-        sline l = {line, indent, i, i};
-        int depth = 0;
-        char last = 0;
-        for (; i < len; i++) {
-            depth += c[i] == '(' || c[i] == '[' || c[i] == '{';
-            depth -= (c[i] == ')' || c[i] == ']' || c[i] == '}') && depth > 0;
-            if (c[i] == '\n') {
-                line++;
-                if (depth > 0 || last == '\\') {
-                    last = 0;
-                    continue;
-                }
-                break;
-            }
-            if (c[i] != ' ' && c[i] != '\t' && c[i] != '\r')
-                last = c[i];
-        }
-        l.b = i;
-        i += i < len;
-        if (s->n == cap) {
-            sline *m = realloc(s->L, 2 * cap * sizeof *m);
-            if (!m)
-                break;
-            s->L = m, cap *= 2;
-        }
-        if (l.b > l.a)
-            s->L[s->n++] = l;
-    }
+    s->n = (size_t)n;
+    const char *c = s->c;
     s->p = malloc((s->n + 1) * sizeof *s->p);
     s->e = malloc((s->n + 1) * sizeof *s->e);
     s->bw = malloc((s->n + 1) * sizeof *s->bw);
@@ -215,7 +161,7 @@ uint32_t scriptpass_eval(const char *text, size_t len, char *name, size_t n)
                     while (x < s.L[k].b && s.c[x] == ' ')
                         x++;
                     if (x < s.L[k].b && s.c[x] == '(')
-                        at = s.L[i].line, snprintf(name, n, "%s", fn);
+                        at = s.L[i].first, snprintf(name, n, "%s", fn);
                 }
         }
     src_free(&s);
@@ -321,7 +267,7 @@ uint32_t scriptpass_carried(const char *text, size_t len, char *name, size_t n)
                     word(c, s.L[k].a, ek, c + t, wl) == NONE ||
                     !in_call(c, ek + 1, s.L[k].b, c + t, wl) || detaches(&s, ek + 1, s.L[k].b))
                     continue;
-                at = s.L[i].line;
+                at = s.L[i].first;
                 snprintf(name, n, "%.*s", (int)wl, c + t);
             }
             t = te;
