@@ -254,6 +254,25 @@ static int flag_given(const script_flag *fl, int argc, const char *const *argv)
     return 0;
 }
 
+/* given_value: the index in argv of the command line's first argument after the script that
+ * names fl (any of its names, as typed), its value in *v (after its '=': *eq 1; else the next
+ * argument, else NULL); 0 where none names it */
+static int given_value(const script_flag *fl, int argc, const char *const *argv, const char **v,
+                       int *eq)
+{
+    char k[64];
+    *v = NULL, *eq = 0;
+    for (int i = config_script_index(argc, argv) + 1; i > 0 && i < argc; i++) {
+        const char *x = config_arg_key(argv[i], k, sizeof k);
+        if (argv[i][0] != '-' || !flag_named(fl, k))
+            continue;
+        *eq = x != NULL;
+        *v = x ? x : i + 1 < argc ? argv[i + 1] : NULL;
+        return i;
+    }
+    return 0;
+}
+
 /* alias_value: key k's value from the command line after the script where it gives fl under
  * another of its names than the one the spellings know ("--rows 12" for add_argument(
  * "--batch_size", "--rows")), or under a name no spelling knows whose dest= is the key's
@@ -263,30 +282,25 @@ static int flag_given(const script_flag *fl, int argc, const char *const *argv)
 static int alias_value(nano_config *c, int k, const script_flag *fl, const char *lng, int argc,
                        const char *const *argv)
 {
-    char nk[64];
-    for (int i = config_script_index(argc, argv) + 1; i > 0 && i < argc; i++) {
-        const char *v = config_arg_key(argv[i], nk, sizeof nk);
-        if (argv[i][0] != '-' || !flag_named(fl, nk))
-            continue;
-        int eq = v != NULL;
-        if (!v && !(v = i + 1 < argc ? argv[i + 1] : NULL))
-            return 0;
-        char where[200], err[200], flag[48];
-        snprintf(flag, sizeof flag, "%.*s", (int)strcspn(argv[i], "="), argv[i]);
-        if (strcmp(flag, lng) || !fl->dest[0])
-            snprintf(where, sizeof where, "%.60s%s%.40s (its argparse's other name for %.40s)",
-                     flag, eq ? "=" : " ", v, lng);
-        else /* (the flag itself, a name no spelling knows: its dest= is the key's) */
-            snprintf(where, sizeof where, "%.60s%s%.40s (its argparse's dest=\"%.40s\")", flag,
-                     eq ? "=" : " ", v, fl->dest);
-        if (config_set(c, config_key_name((config_key)k), v, CONFIG_SRC_ARG, where, err,
-                       sizeof err) != 0)
-            return 0;
-        snprintf(c->v[k].flag, sizeof c->v[k].flag, "%s", flag);
-        c->v[k].flag_sep = eq ? '=' : ' ';
-        return 1;
-    }
-    return 0;
+    int eq;
+    const char *v;
+    int i = given_value(fl, argc, argv, &v, &eq);
+    if (i <= 0 || !v)
+        return 0;
+    char where[200], err[200], flag[48];
+    snprintf(flag, sizeof flag, "%.*s", (int)strcspn(argv[i], "="), argv[i]);
+    if (strcmp(flag, lng) || !fl->dest[0])
+        snprintf(where, sizeof where, "%.60s%s%.40s (its argparse's other name for %.40s)", flag,
+                 eq ? "=" : " ", v, lng);
+    else /* (the flag itself, a name no spelling knows: its dest= is the key's) */
+        snprintf(where, sizeof where, "%.60s%s%.40s (its argparse's dest=\"%.40s\")", flag,
+                 eq ? "=" : " ", v, fl->dest);
+    if (config_set(c, config_key_name((config_key)k), v, CONFIG_SRC_ARG, where, err, sizeof err) !=
+        0)
+        return 0;
+    snprintf(c->v[k].flag, sizeof c->v[k].flag, "%s", flag);
+    c->v[k].flag_sep = eq ? '=' : ' ';
+    return 1;
 }
 
 /* amp_value: the run's value of the autocast flag fl (any of its names), from the command line
@@ -295,16 +309,15 @@ static int alias_value(nano_config *c, int k, const script_flag *fl, const char 
 static void amp_value(nano_config *c, const script_flag *fl, const char *lng, const char *base,
                       int argc, const char *const *argv)
 {
-    char k[64];
-    for (int i = config_script_index(argc, argv) + 1; i > 0 && i < argc && !fl->store_true; i++) {
-        const char *v = config_arg_key(argv[i], k, sizeof k);
-        if (argv[i][0] != '-' || !flag_named(fl, k))
-            continue;
-        if (!v && !(v = i + 1 < argc ? argv[i + 1] : NULL))
-            return;
+    int eq;
+    const char *v;
+    int i = fl->store_true ? 0 : given_value(fl, argc, argv, &v, &eq);
+    if (i > 0 && !v)
+        return;
+    if (i > 0) {
         snprintf(c->amp_value, sizeof c->amp_value, "%s", v);
         snprintf(c->amp_where, sizeof c->amp_where, "%.60s%s%.40s on the command line", argv[i],
-                 strchr(argv[i], '=') ? "" : " ", strchr(argv[i], '=') ? "" : v);
+                 eq ? "" : " ", eq ? "" : v);
         return;
     }
     if (fl->sdef[0] && !fl->store_true) {
