@@ -13,11 +13,11 @@
 
 #include "scriptpass.h"
 
-static char g_name[64];
+static char g_name[64], g_def[80];
 
 static uint32_t eval_at(const char *s)
 {
-    return scriptpass_eval(s, strlen(s), g_name, sizeof g_name);
+    return scriptpass_eval(s, strlen(s), g_name, sizeof g_name, g_def, sizeof g_def);
 }
 
 static uint32_t carried_at(const char *s)
@@ -52,6 +52,19 @@ static void test_eval(void **state)
     (void)state;
     assert_int_equal(eval_at(k_loop), 10);
     assert_string_equal(g_name, "");
+    assert_string_equal(g_def, "fit"); /* (the def whose block holds the inline pass) */
+    /* the def around it, not the nearest above: a helper sample() defined before the loop */
+    assert_int_equal(eval_at("def train():\n"                      /* 1 */
+                             "    def sample(m):\n"                /* 2 */
+                             "        return m(x)\n"               /* 3 */
+                             "    for i in range(9):\n"            /* 4 */
+                             "        model(x).sum().backward()\n" /* 5 */
+                             "        model.eval()\n"              /* 6 */
+                             "        with torch.no_grad():\n"     /* 7 */
+                             "            model(vb).mean()\n"      /* 8 */
+                             "        model.train()\n"),           /* 9 */
+                     8);
+    assert_string_equal(g_def, "train");
     assert_int_equal(eval_at(k_called), 1);
     assert_string_equal(g_name, "validation_step");
     /* never called, or named in a string or a comment only: none */

@@ -95,34 +95,6 @@ static long long script_eval_flag(const run_facts *f, const config_recfile *cf, 
     return -1;
 }
 
-/* def_word: the kind of pass the def around line at (1-based) of src names (a no_grad sample()
- * or generate(): "sampling", "generation"; advice_pass_word), or NULL where it names none: an
- * inline evaluation's, or an evaluation function's */
-static const char *def_word(const char *src, size_t len, uint32_t at)
-{
-    const char *word = NULL;
-    uint32_t line = 1;
-    for (size_t i = 0; i < len && line <= at; line++) {
-        size_t e = i;
-        while (e < len && src[e] != '\n')
-            e++;
-        size_t k = i;
-        while (k < e && (src[k] == ' ' || src[k] == '\t'))
-            k++;
-        if (e - k > 4 && !strncmp(src + k, "def ", 4)) { /* (the nearest def at or above it) */
-            char name[64];
-            size_t a = k + 4, b = a;
-            while (b < e && b - a < sizeof name - 1 && src[b] != '(' && src[b] != ' ')
-                b++;
-            snprintf(name, sizeof name, "%.*s", (int)(b - a), src + a);
-            const char *w = advice_pass_word(name);
-            word = strcmp(w, "evaluation") && strcmp(w, "no-grad") ? w : NULL;
-        }
-        i = e + 1;
-    }
-    return word;
-}
-
 void model_unreached(model_result *m, const run_facts *f)
 {
     m->unreached[0] = m->unreached_where[0] = m->unreached_flag[0] = '\0';
@@ -132,10 +104,10 @@ void model_unreached(model_result *m, const run_facts *f)
         return;
     const config_recfile *cf = NULL;
     uint32_t at = 0;
-    char fn[80] = "";
+    char fn[80] = "", def[80] = "";
     for (int i = 0; f->files && i < f->files->n && !at; i++)
         if ((cf = script(f, i)) != NULL)
-            at = scriptpass_eval(cf->data, cf->len, fn, sizeof fn);
+            at = scriptpass_eval(cf->data, cf->len, fn, sizeof fn, def, sizeof def);
     if (!at)
         return;
     snprintf(m->unreached_where, sizeof m->unreached_where, "%.60s:%u", base(cf->name),
@@ -159,10 +131,11 @@ void model_unreached(model_result *m, const run_facts *f)
         snprintf(own, sizeof own,
                  "its batch not known: no flag of the command line or of the script's argparse "
                  "names one");
-    const char *dw = def_word(cf->data, cf->len, at); /* (no flag: the def's name, sample()) */
+    /* (no flag: the kind the def around it names, a no_grad sample()'s; none: an evaluation) */
+    const char *dw = advice_pass_word(def[0] ? def : NULL);
     const char *pass = m->unreached_flag[0] ? advice_pass_word(m->unreached_flag)
-                       : dw                 ? dw
-                                            : "evaluation";
+                       : strcmp(dw, "evaluation") && strcmp(dw, "no-grad") ? dw
+                                                                           : "evaluation";
     snprintf(m->unreached, sizeof m->unreached,
              "the program's %s pass (%s%s%s; %s) did not run %s: what it needs is not measured, "
              "so every what-if here and the largest %s count the training step only",

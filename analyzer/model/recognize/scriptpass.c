@@ -127,10 +127,26 @@ static size_t encl(const src *s, size_t i, const char *const *words)
 static const char *const k_defs[] = {"def ", "async def ", NULL};
 static const char *const k_loops[] = {"for ", "while ", "async for ", NULL};
 
-uint32_t scriptpass_eval(const char *text, size_t len, char *name, size_t n)
+/* def_around: the name of the def that holds physical line at (a def line: its own), into def
+ * (dn bytes); "" where none */
+static void def_around(const src *s, uint32_t at, char *def, size_t dn)
+{
+    size_t i = 0, na, nb;
+    while (i < s->n && s->L[i].last < at)
+        i++;
+    if (i == s->n || s->L[i].first > at)
+        return;
+    size_t q = def_name(s, i, &na, &nb) ? i : encl(s, i, k_defs);
+    if (q != NONE && def_name(s, q, &na, &nb))
+        snprintf(def, dn, "%.*s", (int)(nb - na), s->c + na);
+}
+
+uint32_t scriptpass_eval(const char *text, size_t len, char *name, size_t n, char *def, size_t dn)
 {
     if (n)
         name[0] = '\0';
+    if (dn)
+        def[0] = '\0';
     size_t nl = 2;
     for (size_t i = 0; i < len; i++)
         nl += text[i] == '\n';
@@ -141,9 +157,11 @@ uint32_t scriptpass_eval(const char *text, size_t len, char *name, size_t n)
             at = m[l] == 1 ? (uint32_t)l : 0;
     free(m);
     src s;
-    if (at || src_make(&s, text, len) < 0)
+    if (src_make(&s, text, len) < 0)
         return at;
-    if (has(s.c, 0, len, ".backward(") != NONE)
+    if (at)
+        def_around(&s, at, def, dn);
+    else if (has(s.c, 0, len, ".backward(") != NONE)
         for (size_t i = 0; i < s.n && !at; i++) {
             size_t na, nb;
             char fn[80];

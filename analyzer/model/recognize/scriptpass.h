@@ -13,8 +13,9 @@
  * an inline evaluation or of a no_grad pass of its own (evalsrc_lines' 1), else the def line of a
  * function named like an evaluation (phases_eval_function: validation_step, evaluate) that the
  * script calls somewhere besides its def, in a script that calls .backward(; 0 when none. name
- * gets that def's name, or "" (an inline one). */
-uint32_t scriptpass_eval(const char *src, size_t len, char *name, size_t n);
+ * gets that def's name, or "" (an inline one); def, for an inline one, the name of the def whose
+ * block holds it (a no_grad sample()'s: "sample"), or "". */
+uint32_t scriptpass_eval(const char *src, size_t len, char *name, size_t n, char *def, size_t dn);
 
 /* scriptpass_carried: a state the script carries across batches: a name N that one line of a
  * loop rebinds from itself detached (`hidden = [(h.detach(), c.detach()) for h, c in hidden]`,
