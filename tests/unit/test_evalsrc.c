@@ -282,6 +282,37 @@ static void test_rollout(void **state)
     assert_int_equal(lines(iter), 2);
     for (int l = 1; l < 13; l++)
         assert_int_equal(g_lines[l], l == 5 || l == 6 ? 2 : 0);
+    /* the rollout collected at the end of the loop's body, for the next iteration's updates
+     * before it (the backward before the block, reading what it bound): 2 (it had been an
+     * evaluation, 1); bound anew before that backward, an evaluation still */
+    static const char next[] = "def main():\n"                                   /* 1 */
+                               "    old = None\n"                                /* 2 */
+                               "    for it in range(3):\n"                       /* 3 */
+                               "        if old is not None:\n"                   /* 4 */
+                               "            model.train()\n"                     /* 5 */
+                               "            lp = model(ids).log_softmax(-1)\n"   /* 6 */
+                               "            loss = (lp - old).mean()\n"          /* 7 */
+                               "            loss.backward()\n"                   /* 8 */
+                               "        model.eval()\n"                          /* 9 */
+                               "        with torch.no_grad():\n"                 /* 10 */
+                               "            ids = gen(model, a.rollout_batch)\n" /* 11 */
+                               "            old = model(ids).log_softmax(-1)\n"  /* 12 */
+                               "    print(it)\n";                                /* 13 */
+    assert_int_equal(lines(next), 2);
+    for (int l = 1; l < 14; l++)
+        assert_int_equal(g_lines[l], l == 11 || l == 12 ? 2 : 0);
+    assert_int_equal(lines("def main():\n"
+                           "    for it in range(3):\n"
+                           "        model.train()\n"
+                           "        ids, old = batch()\n"
+                           "        loss = (model(ids) - old).mean()\n"
+                           "        loss.backward()\n"
+                           "        model.eval()\n"
+                           "        with torch.no_grad():\n"
+                           "            ids = gen(model, a.rollout_batch)\n"
+                           "            old = model(ids).log_softmax(-1)\n"),
+                     2);
+    assert_int_equal(g_lines[9], 1);
     /* the same block whose outputs the updates never read: the step's forward still, 0 */
     assert_int_equal(lines("def main():\n"
                            "    for it in range(2):\n"

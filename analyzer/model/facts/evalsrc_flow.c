@@ -220,7 +220,24 @@ static void line(names *t, const char *c, size_t a, size_t b, int bind)
         targets(t, c, k ? eq[k - 1] + 1 : a, eq[k], set);
 }
 
-int evalsrc_feeds_backward(const char *c, const lline *L, size_t w, int one, size_t e, size_t to)
+/* walk: the lines [a, b) read in order after the block (at most EVALSRC_FLOW_LINES): 1 where one
+ * that calls .backward( reads a followed name */
+static int walk(names *t, const char *c, const lline *L, size_t a, size_t b)
+{
+    if (b > a + EVALSRC_FLOW_LINES)
+        b = a + EVALSRC_FLOW_LINES;
+    for (size_t j = a; j < b && t->n; j++) {
+        const lline *l = &L[j];
+        for (size_t i = l->a; i + 10 <= l->b; i++)
+            if (!memcmp(c + i, ".backward(", 10) && reads(t, c, l->a, l->b))
+                return 1;
+        line(t, c, l->a, l->b, 0);
+    }
+    return 0;
+}
+
+int evalsrc_feeds_backward(const char *c, const lline *L, size_t w, int one, size_t e, size_t to,
+                           size_t again)
 {
     names t = {.n = 0};
     if (one) { /* (with ...: body) */
@@ -238,14 +255,5 @@ int evalsrc_feeds_backward(const char *c, const lline *L, size_t w, int one, siz
         for (size_t j = w + 1; j < e; j++)
             line(&t, c, L[j].a, L[j].b, 1);
     }
-    if (to > e + EVALSRC_FLOW_LINES)
-        to = e + EVALSRC_FLOW_LINES;
-    for (size_t j = e; j < to && t.n; j++) {
-        const lline *l = &L[j];
-        for (size_t i = l->a; i + 10 <= l->b; i++)
-            if (!memcmp(c + i, ".backward(", 10) && reads(&t, c, l->a, l->b))
-                return 1;
-        line(&t, c, l->a, l->b, 0);
-    }
-    return 0;
+    return walk(&t, c, L, e, to) || (again < w && walk(&t, c, L, again, w));
 }

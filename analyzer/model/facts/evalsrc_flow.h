@@ -16,7 +16,10 @@
  * in`, `with ... as x`) or filled (`x.append(`, `x[i] =`) by its body: the code after the colon
  * of line w when one, else the lines (w, e) — and did not del, is read by a line among [e, to)
  * that calls .backward(, directly or through names later lines bound from it (a name bound again
- * from none of them no longer counts). c: the cleaned source, L its logical lines. */
-int evalsrc_feeds_backward(const char *c, const lline *L, size_t w, int one, size_t e, size_t to);
+ * from none of them no longer counts), or, where again < w, by one among [again, w) after those
+ * (a loop's body before the block: the next iteration's lines, which the names bound at its end
+ * reach). c: the cleaned source, L its logical lines. */
+int evalsrc_feeds_backward(const char *c, const lline *L, size_t w, int one, size_t e, size_t to,
+                           size_t again);
 
 #endif
