@@ -1,11 +1,12 @@
 """distill_frozen.py — a SIMULATED knowledge distillation in the program's own loop: a frozen
 teacher LM written here (requires_grad False, eval, run under no_grad) and a smaller student LM of
 the same class trained with KL over temperature-softened fp32 log-softmaxes plus cross-entropy,
-bf16 autocast, fused AdamW on the student only. Neither model is one vramtrace recognizes.
+bf16 autocast, fused AdamW on the student only (--student_layers blocks, 6 by default; the
+teacher's 12). Neither model is one vramtrace recognizes.
 Prints its own facts before training ("FACTS trainable=N teacher=N") and, after its first step,
 "STATE grads=B optimizer=B" (the bytes of the student's gradients and AdamW state), and at the end
 "trained N steps at batch B, reserved at most R" (torch.cuda.max_memory_reserved); an
-out-of-memory error prints "OOM in PHASE" and exits 1. Used by tests/integration/distill_frozen.sh."""
+out-of-memory error prints "OOM in PHASE" and exits 1. Used by tests/integration/distill_frozen.sh and distill_one_block.sh."""
 import argparse
 import os
 import sys
@@ -57,12 +58,13 @@ def main():
     ap.add_argument("--batch_size", type=int, default=2)
     ap.add_argument("--block_size", type=int, default=1024)
     ap.add_argument("--steps", type=int, default=2)
+    ap.add_argument("--student_layers", type=int, default=6)
     a = ap.parse_args()
     V = 32000
     teacher = LM(V, 2048, 12).to("cuda")
     teacher.requires_grad_(False)
     teacher.eval()
-    student = LM(V, 768, 6).to("cuda")
+    student = LM(V, 768, a.student_layers).to("cuda")
     sp = list(student.parameters())
     print(f"FACTS trainable={count(sp)} teacher={count(teacher.parameters())}", flush=True)
     opt = torch.optim.AdamW(sp, lr=3e-4, fused=True)

@@ -186,6 +186,19 @@ static void recognize_ema(const recognize_input *in, int frames, run_recognition
                  "them: a copy the program keeps (an EMA's, or another model's)",
                  in->copy_tensors, (double)in->copy_bytes / 1048576.0, in->copy_tensors);
         set(&out->feat[FEATURE_EMA], FEAT_UNKNOWN, said);
+    } else if (frames && room && rest / 4 > out->trainable + out->trainable / 50) {
+        /* more than an fp32 copy of the trained weights: not one copy (a 1-block student's
+         * 56.23 M beside its 735.10 M teacher, a linear probe on a frozen ViT, had been told
+         * their 2804.2 MiB "can hold a copy the program keeps itself") */
+        snprintf(msg, sizeof msg,
+                 "not recognised: no code of a known EMA ran (diffusers' EMAModel, timm's "
+                 "ModelEma, AveragedModel, torch_ema); %.1f MiB of weights take no gradient, "
+                 "%.0fx an fp32 copy of the %.2f M that do: besides any copy of them kept, "
+                 "frozen weights (a teacher's, a reference model's, a backbone's), buffers "
+                 "or more copies",
+                 (double)rest / 1048576.0, (double)rest / 4.0 / (double)out->trainable,
+                 (double)out->trainable / 1e6);
+        set(&out->feat[FEATURE_EMA], FEAT_UNKNOWN, msg);
     } else if (frames && room) { /* (a program's own EMA had been said "off") */
         snprintf(msg, sizeof msg,
                  "not recognised: no code of a known EMA ran (diffusers' EMAModel, timm's "
