@@ -53,7 +53,7 @@ static void test_key_is_the_fields(void **st)
     s.szm = calloc(8192, sizeof *s.szm);
     assert_non_null(s.szm);
     const uint64_t size = 1 << 20;
-    struct size_memo *m = replay_size_memo(&s, size);
+    struct size_memo *m = replay_size_memo(s.szm, size);
     m->size = size, m->gen = s.sizes_gen;
     unsigned long n = 0;
     for (unsigned bits = 0; bits < 8; bits++) {

@@ -44,6 +44,7 @@ static void stop(state *s)
 {
     s->cats_on = 0;
     s->classify_on = timeline_totals;
+    s->szm_ahead = NULL;
 }
 
 /* rec_of: the number of e's allocating record in the window, 0 when it has none (the window
@@ -128,6 +129,7 @@ void replay_cats_begin(state *s)
     s->cats_on = !s->peaks.lost;
     s->classify_on = s->cats_on || timeline_totals;
     s->szm = calloc(SIZE_MEMO, sizeof *s->szm);
+    s->szm_ahead = s->cats_on ? s->szm : NULL;
     s->sizes_gen = 1;
     s->tried.now = UINT_MAX;
 }

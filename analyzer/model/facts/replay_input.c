@@ -55,7 +55,7 @@ void replay_item_ended_at(live_item *it, const livemap_entry *e, const replay_en
  * same slot: 4096 slots of two ways) */
 unsigned replay_size_bits_slow(const state *s, uint64_t size)
 {
-    struct size_memo *m = replay_size_memo(s, size);
+    struct size_memo *m = replay_size_memo(s->szm, size);
     int half = !(size & 1) && replay_phase_half_has(s, size / 2); /* a parameter's size */
     int copy = replay_phase_half_has(s, size);                    /* half a parameter's */
     int vocab = s->vocab && size % s->vocab == 0 && size / s->vocab >= 128 && !half && !copy;

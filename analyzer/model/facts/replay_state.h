@@ -115,6 +115,9 @@ typedef struct state {
         uint32_t gen;
         uint8_t bits;
     } * szm;
+    /* szm while the sweep runs (the read-ahead's: its category's key is what asks it the sizes
+     * of most allocations), NULL once it stopped (a segment-mode run after its first events) */
+    struct size_memo *szm_ahead;
     uint32_t sizes_gen;
     /* settle keys by all they are made of (replay_cats_key_memo): the few kinds of allocation a
      * run makes */
@@ -247,17 +250,6 @@ void replay_snap_join(state *s, const reader_snapshot *snap);
  * keeps it until zero_grad; a later micro-step's is the temporary added into it): PHASE_COUNT,
  * alive to the end of what is known */
 uint8_t replay_snap_join_free(const state *s, const livemap_entry *e);
-/* replay_prefetch_stack: stack id's facts and its bytes across steps (growth.h) on their way to
- * the cache (run_pass's read ahead of an allocation; a free's record names no stack): the load of
- * its growth entry, at every allocation, had been a cache miss, 5 % of a default-mode replay's
- * samples (2.6 % after) */
-static inline __attribute__((always_inline)) void replay_prefetch_stack(const state *s, uint32_t id)
-{
-    if (id && id < s->nfacts)
-        __builtin_prefetch(&s->facts[id]);
-    growth_prefetch(&s->r->growth, id);
-}
-
 /* replay_snap_bump_peaks_q: the same, called only when a level passed its peak. */
 static inline void replay_snap_bump_peaks_q(state *s, uint8_t ph, uint64_t t)
 {
@@ -350,15 +342,15 @@ void replay_infer_end(state *s);
 /* replay_cats.c */
 /* replay_size_bits: what a size says now: 1 a parameter's size, 2 half a parameter's, 4 a
  * multiple of the vocabulary (logits), memoized (struct size_memo). */
-/* replay_size_memo: the two ways of size's slot in the memo (NULL when there is none) */
-static inline struct size_memo *replay_size_memo(const state *s, uint64_t size)
+/* replay_size_memo: the two ways of size's slot in the memo szm (NULL when there is none) */
+static inline struct size_memo *replay_size_memo(struct size_memo *szm, uint64_t size)
 {
-    return s->szm ? &s->szm[2 * ((size * 0x9e3779b97f4a7c15ull) >> 52)] : NULL;
+    return szm ? &szm[2 * ((size * 0x9e3779b97f4a7c15ull) >> 52)] : NULL;
 }
 unsigned replay_size_bits_slow(const state *s, uint64_t size);
 static inline unsigned replay_size_bits(const state *s, uint64_t size)
 {
-    const struct size_memo *m = replay_size_memo(s, size);
+    const struct size_memo *m = replay_size_memo(s->szm, size);
     if (m && m->size == size && m->gen == s->sizes_gen)
         return m->bits;
     if (m && m[1].size == size && m[1].gen == s->sizes_gen)
