@@ -203,8 +203,8 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
         replay_kv_free(s, e, ev->backward);
     growth_free(&r->growth, e->stack_id, e->size, e->level == L_TENSOR || e->level == L_INNER,
                 e->level == L_TENSOR || e->level == L_SEGMENT || e->level == L_OTHER);
-    int held = e->snap_oom || e->alloc_event <= r->at_peak.event ||
-               e->alloc_event <= r->at_tensors.event || e->alloc_event <= r->at_step.event;
+    /* (made no later than one of the snapshots' moments: no later than the latest of them) */
+    int held = e->snap_oom || e->alloc_event <= s->held_to;
     if (held) { /* a snapshot wants it */
         replay_snap_retire(s, e, ph, ot->pending, ev->time_ns);
     } else if (s->classify_on && !e->code) { /* (replay_snap_retire's work for it, inline: held

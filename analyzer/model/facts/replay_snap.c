@@ -43,6 +43,7 @@ void replay_snap_bump_peaks(state *s, uint8_t ph, uint64_t t)
     if (alloc > r->peak_allocated) {
         r->peak_allocated = alloc, r->t_allocated = t;
         r->at_tensors.event = s->event;
+        s->held_to = s->event;
         r->at_tensors.time_ns = t;
         r->tensors_phase = ph;
         r->tensors_bwd = s->bwd;
@@ -52,6 +53,7 @@ void replay_snap_bump_peaks(state *s, uint8_t ph, uint64_t t)
     if (ph == PHASE_OPTIMIZER && alloc > r->peak_step) {
         r->peak_step = alloc;
         r->at_step.event = s->event;
+        s->held_to = s->event;
         r->at_step.time_ns = t;
         s->kept_from[KEPT_STEP] = s->nkept;
     }
@@ -74,6 +76,7 @@ void replay_snap_bump_peaks(state *s, uint8_t ph, uint64_t t)
         r->peak_bwd = s->bwd;
         r->peak_iter = s->iter;
         r->at_peak.event = s->event;
+        s->held_to = s->event;
         r->at_peak.time_ns = t;
         s->kept_from[KEPT_PEAK] = s->nkept; /* whatever was freed before it was not live at it */
     }

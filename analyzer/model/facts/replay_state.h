@@ -140,6 +140,7 @@ typedef struct state {
     size_t nkept, capkept;
     size_t kept_from[3];    /* each snapshot's part of kept begins here (KEPT_PEAK, ...) */
     uint64_t alloc_at_peak; /* tensor bytes at the snapshot's moment (replay_snap_bump_peaks) */
+    uint64_t held_to;       /* the latest of their moments (each only moves on to the event now) */
     /* half the sizes of the parameters (allocated at init): a 16-bit copy of a weight */
     uint64_t *half;
     size_t nhalf, caphalf;
