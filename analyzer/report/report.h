@@ -132,6 +132,10 @@ void report_step_pass(report_ctx *c, replay_result *r);
  * live there, 0 where none is. */
 void report_batch_now(const replay_result *r, const replay_snapshot *snap, const infer_result *ir,
                       uint64_t *tokens, uint64_t *images);
+/* report_tokens_joined: f->tokens_joined and its words, where ir's token batch (not an
+ * evaluation's) was made on a line of a recorded script that joins tensors along their first
+ * dimension (joinsrc.h; report_batch.c) */
+void report_tokens_joined(const replay_result *r, const infer_result *ir, run_facts *f);
 /* report_growth: c->growth from runs[0]'s replay and the model's card (report_growth.c). */
 void report_growth_fill(report_ctx *c);
 /* report_of_trace: replays path into a fresh c (top 3, no overrides) and builds the report.

@@ -5,6 +5,8 @@
  * batch flag had made T 4x too small for a ramp 4 -> 8 -> 16 (model_batch_seen reads both). */
 #include "report.h"
 
+#include "joinsrc.h"
+
 /* made_again: stack s is the first forward's batch line (stack) or runs the same Python lines */
 static int made_again(tables *t, uint32_t s, uint32_t stack)
 {
@@ -33,4 +35,15 @@ void report_batch_now(const replay_result *r, const replay_snapshot *snap, const
                  made_again(r->t, it->stack_id, is))
             *images = it->size / img, i_event = it->alloc_event;
     }
+}
+
+void report_tokens_joined(const replay_result *r, const infer_result *ir, run_facts *f)
+{
+    f->tokens_joined = 0;
+    f->tokens_joined_at[0] = '\0';
+    if (!r || !ir || !ir->v[INFER_tokens].known || ir->tokens_eval || !ir->tokens_stack)
+        return;
+    const tables_stack *st = tables_stack_get(r->t, ir->tokens_stack);
+    f->tokens_joined =
+        st ? joinsrc_stack(r->t, st, f->tokens_joined_at, sizeof f->tokens_joined_at) : 0;
 }

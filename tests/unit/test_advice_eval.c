@@ -201,38 +201,41 @@ static void test_eval_tokens(void **state)
     (void)state;
     nano_config c;
     infer_result ir;
+    run_facts f;
     memset(&ir, 0, sizeof ir);
+    memset(&f, 0, sizeof f);
+    f.inferred = &ir;
     ir.v[INFER_tokens].known = 1, ir.v[INFER_tokens].value = 8192, ir.tokens_eval = 1;
     config_init(&c);
     c.v[CFG_batch_size].i = 4, c.v[CFG_batch_size].src = CONFIG_SRC_ARG;
     c.v[CFG_block_size].i = 0, c.v[CFG_block_size].src = CONFIG_SRC_UNKNOWN;
-    model_complete_tokens(&c, &ir, 8, "--val_batch_size 8");
+    model_complete_tokens(&c, &f, 8, "--val_batch_size 8");
     assert_int_equal(c.v[CFG_block_size].i, 1024);
     assert_int_equal(c.v[CFG_block_size].src, CONFIG_SRC_TRACE);
     assert_non_null(strstr(c.v[CFG_block_size].where, "--val_batch_size 8"));
     /* the trace's T stands (position ids), none given to the evaluation */
     c.v[CFG_block_size].i = 1024;
-    model_complete_tokens(&c, &ir, 0, "");
+    model_complete_tokens(&c, &f, 0, "");
     assert_int_equal(c.v[CFG_block_size].i, 1024);
     /* its own batch given decides: a trace's T that does not agree gives way, said */
-    model_complete_tokens(&c, &ir, 16, "--val_batch_size 16");
+    model_complete_tokens(&c, &f, 16, "--val_batch_size 16");
     assert_int_equal(c.v[CFG_block_size].i, 512);
     assert_non_null(strstr(c.v[CFG_block_size].where, "does not agree"));
     /* no T at all: the program's B, said */
     c.v[CFG_block_size].i = 0, c.v[CFG_block_size].src = CONFIG_SRC_UNKNOWN;
-    model_complete_tokens(&c, &ir, 0, "");
+    model_complete_tokens(&c, &f, 0, "");
     assert_int_equal(c.v[CFG_block_size].i, 2048);
     assert_non_null(strstr(c.v[CFG_block_size].where, "no batch of its own"));
     /* no B from it: the evaluation's batch is not the training's */
     c.v[CFG_batch_size].i = 0, c.v[CFG_batch_size].src = CONFIG_SRC_UNKNOWN;
     c.v[CFG_block_size].i = 1024, c.v[CFG_block_size].src = CONFIG_SRC_ARG;
-    model_complete_tokens(&c, &ir, 0, "");
+    model_complete_tokens(&c, &f, 0, "");
     assert_int_equal(c.v[CFG_batch_size].src, CONFIG_SRC_UNKNOWN);
     /* a training's token batch: over the micro-batch, as before */
     ir.tokens_eval = 0;
     c.v[CFG_batch_size].i = 4, c.v[CFG_batch_size].src = CONFIG_SRC_ARG;
     c.v[CFG_block_size].i = 0, c.v[CFG_block_size].src = CONFIG_SRC_UNKNOWN;
-    model_complete_tokens(&c, &ir, 8, "--val_batch_size 8");
+    model_complete_tokens(&c, &f, 8, "--val_batch_size 8");
     assert_int_equal(c.v[CFG_block_size].i, 2048);
     /* the forward's own position ids' T that divides the tokens stands against the batch flag
      * (a ramp-up's first step, 32 of --batch_size 128: T = 64 had been read over the flag) */
@@ -240,14 +243,34 @@ static void test_eval_tokens(void **state)
     c.v[CFG_block_size].i = 256, c.v[CFG_block_size].src = CONFIG_SRC_TRACE;
     snprintf(c.v[CFG_block_size].where, sizeof c.v[CFG_block_size].where,
              "T = 256 from the position ids (arange(T): 256 int64 after the batch)");
-    model_complete_tokens(&c, &ir, 0, "");
+    model_complete_tokens(&c, &f, 0, "");
     assert_int_equal(c.v[CFG_block_size].i, 256);
     /* a T read from another tensor (a position embedding's rows, the model's maximum) gives way */
     snprintf(c.v[CFG_block_size].where, sizeof c.v[CFG_block_size].where,
              "T = 256 from the position embedding 256×d");
-    model_complete_tokens(&c, &ir, 0, "");
+    model_complete_tokens(&c, &f, 0, "");
     assert_int_equal(c.v[CFG_block_size].i, 64);
     assert_non_null(strstr(c.v[CFG_block_size].where, "does not agree"));
+    /* a token batch made by joining 2 tensors along its first dimension (a DPO loop's chosen and
+     * rejected sequences): no T over the batch flag's pairs, said (it had been T = 2048) */
+    f.tokens_joined = 2;
+    snprintf(f.tokens_joined_at, sizeof f.tokens_joined_at,
+             "dpo.py:51 torch.cat([chosen, rejected], dim=0)");
+    c.v[CFG_batch_size].i = 2, c.v[CFG_batch_size].src = CONFIG_SRC_ARG;
+    c.v[CFG_block_size].i = 0, c.v[CFG_block_size].src = CONFIG_SRC_UNKNOWN;
+    c.v[CFG_block_size].where[0] = '\0';
+    ir.v[INFER_tokens].value = 4096;
+    model_complete_tokens(&c, &f, 0, "");
+    assert_int_equal(c.v[CFG_block_size].src, CONFIG_SRC_UNKNOWN);
+    assert_non_null(strstr(c.v[CFG_block_size].where, "torch.cat([chosen, rejected], dim=0)"));
+    assert_non_null(strstr(c.v[CFG_block_size].where, "T = 1024 if each holds"));
+    /* the trace's T (position ids) stands beside a join: nothing said over it */
+    c.v[CFG_block_size].i = 1024, c.v[CFG_block_size].src = CONFIG_SRC_TRACE;
+    snprintf(c.v[CFG_block_size].where, sizeof c.v[CFG_block_size].where,
+             "T = 1024 from the position ids (arange(T): 1024 int64 after the batch)");
+    model_complete_tokens(&c, &f, 0, "");
+    assert_int_equal(c.v[CFG_block_size].i, 1024);
+    assert_int_equal(c.v[CFG_block_size].src, CONFIG_SRC_TRACE);
 }
 
 /* what a pass's batch flag says it does: an evaluation's words, a sampling's, a rollout's; a

@@ -287,7 +287,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
                          tb && tb->known && !f->inferred->tokens_eval ? tb->value : 0);
     char eval_flag[64] = "";
     uint64_t eval_b = model_eval_batch_flag(f, eval_flag, sizeof eval_flag);
-    model_complete_tokens(&m->cfg, f->inferred, eval_b, eval_flag);
+    model_complete_tokens(&m->cfg, f, eval_b, eval_flag);
     model_batch_seen(&m->cfg, f);
     config_apply_script(&m->cfg, f->argc, f->argv);
     if (!nanogpt && f->inferred && f->inferred->v[INFER_params].known &&

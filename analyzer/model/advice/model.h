@@ -114,6 +114,11 @@ typedef struct run_facts {
      * the program's inputs live then show it: the token batch's B·T and an image batch's B that
      * the first forward's batch line made again (report_batch_now; 0: none live then) */
     uint64_t tokens_now, images_now;
+    /* the token batch's line in the recorded script joins this many tensors along their first
+     * dimension (joinsrc.h: a DPO loop's torch.cat([chosen, rejected], dim=0)), 0 none: it holds
+     * the sequences of each, which the batch flag need not count; the line, in words */
+    int tokens_joined;
+    char tokens_joined_at[128];
     /* OOM (has_oom = 0: the rest is unused) */
     int has_oom;
     uint64_t oom_requested;  /* bytes the failing call asked for */

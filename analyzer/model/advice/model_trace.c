@@ -95,9 +95,31 @@ static void eval_tokens(nano_config *c, long long n, uint64_t eval_b, const char
 
 /* complete_tokens: B·T measured (the token batch) gives T from the program's B, or B from T; an
  * evaluation's, T from its own batch (eval_tokens). */
-void model_complete_tokens(nano_config *c, const infer_result *ir, uint64_t eval_b,
+/* joined_tokens: the token batch (n tokens) joins f->tokens_joined tensors along its first
+ * dimension: its sequences are each part's, the batch flag's B need not count them (a DPO loop's
+ * --batch_size 2 pairs, each a chosen and a rejected sequence of 1024 tokens, 4096 tokens in all,
+ * had been "T = 2048: B·T = 4096 tokens in the token batch over the micro-batch 2"). T not known,
+ * said with what it is if each part holds B sequences; 1 when so. */
+static int joined_tokens(nano_config *c, const run_facts *f, long long n)
+{
+    config_value *b = &c->v[CFG_batch_size], *t = &c->v[CFG_block_size];
+    long long k = f->tokens_joined;
+    if (k < 2 || t->src != CONFIG_SRC_UNKNOWN || config_unset(b) || b->i <= 0)
+        return 0;
+    int w = snprintf(t->where, sizeof t->where,
+                     "the token batch (%lld tokens) is %d tensors joined along its first "
+                     "dimension (%.100s): how many sequences each holds, so T, is not known",
+                     n, (int)k, f->tokens_joined_at);
+    if (w > 0 && (size_t)w < sizeof t->where && n % (k * b->i) == 0)
+        snprintf(t->where + w, sizeof t->where - (size_t)w,
+                 " (T = %lld if each holds the micro-batch's %lld)", n / (k * b->i), b->i);
+    return 1;
+}
+
+void model_complete_tokens(nano_config *c, const run_facts *f, uint64_t eval_b,
                            const char *eval_flag)
 {
+    const infer_result *ir = f->inferred;
     if (!ir || !ir->v[INFER_tokens].known || ir->v[INFER_tokens].value <= 0)
         return;
     long long n = ir->v[INFER_tokens].value;
@@ -107,6 +129,8 @@ void model_complete_tokens(nano_config *c, const infer_result *ir, uint64_t eval
         eval_tokens(c, n, eval_b, eval_flag);
         return;
     }
+    if (joined_tokens(c, f, n))
+        return;
     if (t_over_batch(c, n, "the token batch", ""))
         return;
     if (b->src == CONFIG_SRC_UNKNOWN && !config_unset(t) && t->i > 0 && n % t->i == 0) {

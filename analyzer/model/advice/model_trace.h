@@ -12,8 +12,10 @@
  * model_batch_seen says which batch ran. An evaluation's
  * token batch (ir->tokens_eval) gives T over that evaluation's own batch, eval_b from its flag
  * eval_flag (model_eval_batch_flag; 0: none given), never over the training's micro-batch, and
- * gives no B. */
-void model_complete_tokens(nano_config *c, const infer_result *ir, uint64_t eval_b,
+ * gives no B. A token batch made by joining tensors along their first dimension
+ * (f->tokens_joined: a DPO loop's chosen and rejected sequences) holds more sequences than the
+ * batch flag counts: no T over it, said (the ir read is f->inferred). */
+void model_complete_tokens(nano_config *c, const run_facts *f, uint64_t eval_b,
                            const char *eval_flag);
 /* model_batch_seen: the program's micro-batch (its flag) against the batch the trace shows: its
  * first forward's (the token batch over the trace's T, or its images) and the one at the moment
