@@ -148,6 +148,14 @@ static void test_forward(void **st)
     assert_int_equal(cat_of(in), CAT_TEMPORARIES);
     in.loss_site = 1;
     assert_int_equal(cat_of(in), CAT_LOGITS);
+    /* made in a no-grad pass, freed after a backward began: what the training read from it (a
+     * PPO rollout's sequences, which the updates slice) */
+    assert_int_equal(cat_of(tensor(PHASE_EVAL, PHASE_OPTIMIZER, 0, 1)), CAT_INPUTS);
+    /* negative: alive at the end, or at an out-of-memory error, it may be a spike still */
+    assert_int_equal(cat_of(tensor(PHASE_EVAL, PHASE_COUNT, 0, 0)), CAT_TEMPORARIES);
+    in = tensor(PHASE_EVAL, PHASE_EVAL, 1, 1);
+    in.cut_by_oom = 1;
+    assert_int_equal(cat_of(in), CAT_TEMPORARIES);
     assert_int_equal(cat_of(tensor(PHASE_COMPILE, PHASE_COMPILE, 0, 0)), CAT_TEMPORARIES);
 }
 
@@ -170,6 +178,10 @@ static void test_autocast(void **st)
     in = tensor(PHASE_FORWARD, PHASE_BACKWARD, 0, 1);
     in.weight_copy = 1, in.attention = 1;
     assert_int_equal(cat_of(in), CAT_ACTIVATIONS);
+    /* an evaluation's or a rollout's forward under autocast copies the weights too */
+    in = tensor(PHASE_EVAL, PHASE_EVAL, 0, 0);
+    in.weight_copy = 1;
+    assert_int_equal(cat_of(in), CAT_AUTOCAST);
 }
 
 /* casts.h: the forward's casts in the order autocast makes them; 1 = the op's input */

@@ -154,8 +154,11 @@ static int r_bwd_temp(const classify_input *in)
 static int r_autocast(const classify_input *in)
 {
     /* (a cast under an attention op is of its inputs: an attention op has no weight; a key or
-     * query of B*T*kv elements can be a d x d weight copy's size) */
-    return in->phase_alloc == PHASE_FORWARD && in->weight_copy && !in->attention;
+     * query of B*T*kv elements can be a d x d weight copy's size). An evaluation's or a
+     * rollout's forward under autocast copies the weights as a training one does (a PPO
+     * rollout's copies at its peak had been "temporaries") */
+    return (in->phase_alloc == PHASE_FORWARD || in->phase_alloc == PHASE_EVAL) && in->weight_copy &&
+           !in->attention;
 }
 static int r_loss(const classify_input *in)
 {
@@ -181,6 +184,14 @@ static int r_fwd_attn(const classify_input *in)
 static int r_fwd_temp(const classify_input *in)
 {
     return in->phase_alloc == PHASE_FORWARD;
+}
+static int r_eval_kept(const classify_input *in)
+{
+    /* made in a no-grad pass and freed after a backward began: what the training read from it
+     * (a PPO rollout's sequences and old log-probs, which the updates slice), not a spike of
+     * the pass (one alive at an out-of-memory error or at the end may be a spike still) */
+    return TEN(in) && in->phase_alloc == PHASE_EVAL && in->freed && !in->cut_by_oom &&
+           in->bwd_free > in->bwd_alloc;
 }
 static int r_eval(const classify_input *in)
 {
@@ -242,6 +253,9 @@ static int r_other(const classify_input *in)
       "allocated in forward, alive when backward began: saved for it")                             \
     X(forward_attention, r_fwd_attn, ATTENTION, "made by an attention kernel, freed in forward")   \
     X(forward_temp, r_fwd_temp, TEMPORARIES, "allocated and freed within forward")                 \
+    X(eval_kept, r_eval_kept, INPUTS,                                                              \
+      "allocated under a no-grad pass (an evaluation, a rollout), freed after a backward began: "  \
+      "a batch the training read from it")                                                         \
     X(eval, r_eval, TEMPORARIES, "allocated under evaluation (no_grad): a spike, freed after it")  \
     X(compile, r_compile, TEMPORARIES, "allocated by torch.compile's warm-up (dynamo / inductor)") \
     X(other_tensor, r_other, TEMPORARIES, "a tensor of no phase above")
