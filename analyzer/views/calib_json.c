@@ -77,6 +77,7 @@
     O(grads_kept, "gradients_kept_through_forward")                                                \
     O(oom_in_step, "oom_in_optimizer_step")                                                        \
     O(eval_cut, "evaluation_cut")                                                                  \
+    O(eval_feeds, "evaluation_feeds_step")                                                         \
     O(state_not_kept, "optimizer_state_not_kept")
 
 /* exact_number: d under key as the digits that read back as d itself (the fewest of 15, 16, 17;

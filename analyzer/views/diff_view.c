@@ -9,6 +9,7 @@
 #include "bytes_sat.h"
 #include "categories.h"
 #include "escape.h"
+#include "evalsrc.h"
 #include "jsonw.h"
 #include "mem.h"
 #include "phases.h"
@@ -290,10 +291,22 @@ static void oom_json(FILE *out, const replay_result *r)
             replay_oom_in_step(r) ? "true" : "false", r->oom_went_on ? "true" : "false");
 }
 
+/* oom_phase_said: the phase of r's out-of-memory error in words: "eval" of a no-grad pass whose
+ * outputs the step uses (a PPO rollout under model.eval(): evalsrc.h's 2) said as that pass, as
+ * the report says it (a rollout's had been "(phase: eval)") */
+static const char *oom_phase_said(replay_result *r)
+{
+    const tables_stack *st =
+        r->oom_phase == PHASE_EVAL && r->oom_stack ? tables_stack_get(r->t, r->oom_stack) : NULL;
+    if (st && evalsrc_stack(&r->eval_src, r->t, st) == 2)
+        return "eval, a no-grad pass whose outputs the step uses: not an evaluation";
+    return phase_name(r->oom_phase);
+}
+
 /* oom_text: what a run that ran out of memory measured: its peaks are what it held before the
  * error, not what its configuration needs; and what it never made (also said of a run that
  * took no optimizer step after its backward, without an error) */
-static void oom_text(FILE *out, const char *which, const replay_result *r, int flags)
+static void oom_text(FILE *out, const char *which, replay_result *r, int flags)
 {
     int fwd_only = flags & DIFF_FWD_ONLY, unseen = (flags & DIFF_STEPS_UNSEEN) && !steps_done(r);
     if (!r->has_oom && unseen) { /* (a run of 2 plain SGD steps had "ran no optimizer step") */
@@ -318,8 +331,8 @@ static void oom_text(FILE *out, const char *which, const replay_result *r, int f
                 "(%s ran out of memory at %.3f s (phase: %s), requesting %.1f MiB, after %u "
                 "optimizer step%s, and the program caught it and went on: its peaks may be "
                 "those of the attempt the error cut short)\n",
-                which, (double)r->oom_time_ns / 1e9, phase_name(r->oom_phase),
-                mib(to_s(r->oom_requested)), r->oom_iter, r->oom_iter == 1 ? "" : "s");
+                which, (double)r->oom_time_ns / 1e9, oom_phase_said(r), mib(to_s(r->oom_requested)),
+                r->oom_iter, r->oom_iter == 1 ? "" : "s");
         return;
     }
     unsigned done = steps_done(r);
@@ -336,8 +349,8 @@ static void oom_text(FILE *out, const char *which, const replay_result *r, int f
     fprintf(out,
             "(%s ran out of memory at %.3f s (phase: %s), requesting %.1f MiB, %s: its peaks are "
             "what it held before the error, not what its configuration needs",
-            which, (double)r->oom_time_ns / 1e9, phase_name(r->oom_phase),
-            mib(to_s(r->oom_requested)), when);
+            which, (double)r->oom_time_ns / 1e9, oom_phase_said(r), mib(to_s(r->oom_requested)),
+            when);
     if (replay_oom_in_step(r) && !done) /* (the state: what the step had made of it) */
         fputs("; its first step's optimizer state was being made: only part of it is in them", out);
     else if (fwd_only) /* (its report's "forwards only": an evaluation's, no state to miss) */

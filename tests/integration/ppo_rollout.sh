@@ -9,7 +9,8 @@
 # tensors of one micro-batch", "recommended: micro-batch 24 -> 8, accumulation 1 -> 3", "B = 8"
 # for a mini-batch of 2, and "H = 3" from the updates' log-sum-exp rows over the rollout's tokens;
 # a program's own decoder that trained, its token batch read in the rollout, "ended before its
-# first forward's end"; its prompts made before the block, "H = 4" of its 16 heads.
+# first forward's end"; its prompts made before the block, "H = 4" of its 16 heads; out of
+# memory in its first rollout (--own at 300), its tokens "in an evaluation's forward".
 set -u
 . "$ROOT/tests/sim_env.sh"
 P="$ROOT/tests/python/ppo_iter.py"
@@ -31,6 +32,7 @@ run fits 8
 run oom 24
 run own 8 --own
 run gen 8 --own --gen_tokens 1
+run first 300 --own
 [ "$(truth fits oom)" = False ] && [ "$(truth oom oom_phase)" = rollout ] ||
     fail "the program's truth: fits oom $(truth fits oom), oom phase $(truth oom oom_phase)"
 heads=$(sed -n 's/^FACTS .*n_head=\([0-9]*\).*/\1/p' fits.out)
@@ -71,4 +73,13 @@ grep -q "recommended: micro-batch\|during forward\|in an evaluation pass\|its ev
 "$VT" predict --from b.json >p.txt 2>&1 || fail "predict --from: $(tail -n 2 p.txt)"
 grep -q "^none recommended: every micro-batch keeps the rollout's batch (--rollout_batch_size 24)" p.txt ||
     fail "predict --from: $(grep -i 'recommended\|largest micro' p.txt)"
+# out of memory in its first rollout, no update before it: the token batch read is the rollout's,
+# said as its pass's (it had been "in an evaluation's forward")
+[ "$(truth first oom_phase)" = rollout ] && [ "$(truth first steps)" = 0 ] ||
+    fail "first: the program's truth: $(truth first oom_phase), $(truth first steps) steps"
+python3 - first.json <<'PY' || fail "first: the rollout's tokens said as an evaluation's"
+import json, sys
+w = json.load(open(sys.argv[1]))["inferred"]["tokens"]["where"]
+assert "evaluation's forward" not in w and "a no-grad pass whose outputs the step uses" in w, w
+PY
 echo "ppo_rollout: ok (the rollout's peak and out-of-memory error said as its no-grad pass's, --rollout_batch_size named)"

@@ -124,6 +124,10 @@ typedef struct model_calib {
      * batch's what-if (advice_eval.c); 0: none */
     uint64_t eval_train, eval_tensors, eval_scaled;
     char eval_flag[64]; /* the flag that sets that batch ("--eval-batch-size"), "" unknown */
+    /* 1: that pass is a no-grad pass whose outputs the step uses (a rollout or a generation
+     * under model.eval(), its updates after it: run_facts.peak_step_pass / oom_step_pass), no
+     * evaluation: a smaller batch of it changes what the steps train on */
+    int eval_feeds;
     /* 1: the run ran out of memory in that evaluation: what it needed past the request that
      * failed is not measured, so every what-if keeping it is a lower bound, none recommended */
     int eval_cut;

@@ -343,8 +343,9 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
         s.eval_B = eb;
         size_t k = strcspn(c->eval_flag, " =");
         const char *w = advice_pass_word(c->eval_flag);
-        /* (a rollout's batch is what the updates train on: a smaller one changes the training) */
-        int feeds = !strcmp(w, "rollout") || !strcmp(w, "no-grad");
+        /* (a rollout's batch is what the updates train on: a smaller one changes the training;
+         * the pass the trace shows feeding the step, or a flag that names a rollout) */
+        int feeds = c->eval_feeds || !strcmp(w, "rollout") || !strcmp(w, "no-grad");
         snprintf(change, sizeof change, "%s batch %llu \u2192 %llu", w,
                  (unsigned long long)c->eval_batch, (unsigned long long)eb);
         snprintf(cmd, sizeof cmd, "%.*s %llu", (int)k, c->eval_flag, (unsigned long long)eb);

@@ -81,6 +81,9 @@ void model_eval_calib(model_result *m, const run_facts *f)
      * memory again) */
     if (c->eval_batch && failed)
         c->eval_cut = c->lower = m->lower_bounds = 1;
+    /* (the pass its batch is of: a rollout's, whatever its flag's words; a --gen_batch_size had
+     * been told "the training as it ran, its evaluation's results the same") */
+    c->eval_feeds = c->eval_batch && (m->eval_batch ? f->peak_step_pass : f->oom_step_pass);
     /* not an evaluation cut short by an out-of-memory failure: what it would have made after
      * the request that failed is not measured, so its batch-sized bytes scaled are no bound (a
      * GPT-2 evaluating 48 beside a micro-batch of 2 had been told 48 -> 17 at 11.14 GiB, "an

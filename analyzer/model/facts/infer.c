@@ -374,6 +374,7 @@ int infer_finish(infer_pass *ip, infer_result *out)
     vt__less_gone(p, out);
     vt__infer_images(p, elems, n, lo, hi, out);
     vt__infer_heads(p, out);
+    vt__train_tokens(p, out); /* (after a rollout's no-grad pass: the updates' own forward) */
     if ((p->img_b || (p->inputs && !out->v[INFER_vocab_size].known)) &&
         !out->v[INFER_block_size].known) {
         /* images (or inputs that are no tokens: a GAN's unlabelled images and latent) and no

@@ -48,6 +48,9 @@ typedef struct infer_value {
     char where[384]; /* "B·T = 4096 from the int64 input tensor", ... (config.h: as long) */
 } infer_value;
 
+/* what INFER_tokens' where ends with when tokens_eval (report_pass.c says a rollout's so) */
+#define INFER_TOKENS_EVAL_SAID ", in an evaluation's forward"
+
 typedef struct infer_result {
     infer_value v[INFER_COUNT];
     /* 1: the token batch (INFER_tokens) is an evaluation's, its lookup made in one (a run cut in
@@ -66,6 +69,15 @@ typedef struct infer_result {
      * autocast kept there (it keeps those of weights that need a gradient: the trained ones, fp32
      * at twice a copy's bytes); 0: not read so */
     uint64_t trained_by_copies;
+    /* where the token batch read is a no-grad pass's (tokens_eval), or none was read (a rollout
+     * makes its sequences in its block, and a forward's tensors are no batch), and a training
+     * forward came
+     * after that pass before the first backward: that forward's B·T from its logits and its
+     * embedding lookup (a PPO update's batch, a slice of the rollout's, has no int64 tensor of
+     * its own), and the heads its log-sum-exp rows give over them (vt__train_tokens); known 0:
+     * not read. report_pass.c takes them for a rollout's, whose own tokens are no step's. */
+    infer_value train_tokens, train_heads, train_kernels;
+    uint32_t train_after_stack; /* ... the stack of that pass's last tensor before it */
 } infer_result;
 
 /* The pass over PyTorch's allocator tracker's tensors (a segment-only trace infers nothing), fed

@@ -100,3 +100,40 @@ void vt__infer_heads(const vt__pass *p, infer_result *out)
             "%zu fused attention kernels' log-sum-exp rows (%llu B each) in the first forward",
             bestn, (unsigned long long)(b * best * bestT * 4));
 }
+
+void vt__train_heads(const vt__pass *p, size_t from, uint64_t n, infer_result *out)
+{
+    const infer_value *dv = &out->v[INFER_n_embd], *L = &out->v[INFER_n_layer];
+    uint64_t w = dv->known && dv->value > 0 ? (uint64_t)dv->value : 0, row = vt__mul(n, 4);
+    size_t need = L->known && L->value >= 2 ? (size_t)L->value : 2, bestn = 0;
+    uint64_t best = 0;
+    /* the forward's own rows, B·H·T fp32 made once in each block (none of the pass before it:
+     * a no-grad forward keeps none for a backward) */
+    for (size_t i = from; w && row && i < p->n && p->t[i].early; i++) {
+        const vt__tensor *x = &p->t[i];
+        uint64_t h = x->size / row;
+        if (!x->attention || x->eval || x->kept || x->size % row || !h || w % h || w / h < 8 ||
+            w / h > 512)
+            continue;
+        size_t c = 0;
+        for (size_t j = from; j < p->n && p->t[j].early; j++)
+            c += p->t[j].attention && !p->t[j].eval && p->t[j].size == x->size;
+        if (c >= need && c > bestn)
+            best = h, bestn = c;
+    }
+    if (!best)
+        return;
+    infer_value *H = &out->train_heads, *K = &out->train_kernels;
+    H->known = K->known = 1;
+    H->value = (int64_t)best, K->value = (int64_t)bestn;
+    snprintf(H->where, sizeof H->where,
+             "H = %llu: a fused attention kernel's log-sum-exp rows, B·H·T fp32 with B·T = %llu "
+             "tokens (%llu B), made %zu times in the first training forward after the no-grad "
+             "pass",
+             (unsigned long long)best, (unsigned long long)n, (unsigned long long)(row * best),
+             bestn);
+    snprintf(K->where, sizeof K->where,
+             "%zu fused attention kernels' log-sum-exp rows (%llu B each) in the first training "
+             "forward after the no-grad pass",
+             bestn, (unsigned long long)(row * best));
+}

@@ -237,6 +237,11 @@ uint64_t vt__looked_up(const vt__pass *p, size_t i, uint64_t d);
 size_t vt__batch_from(const vt__pass *p, uint64_t bt, size_t *end);
 void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t nelems, size_t lo, size_t hi,
                       infer_result *out);
+/* vt__train_tokens: out->train_tokens (infer.h), where the token batch read is a no-grad pass's
+ * (or none was) and a training forward followed that pass before the first backward; its heads by
+ * vt__train_heads (infer_heads.c) over the tensors from index from (that forward's) */
+void vt__train_tokens(const vt__pass *p, infer_result *out);
+void vt__train_heads(const vt__pass *p, size_t from, uint64_t n, infer_result *out);
 
 /* ---- infer_tensors.c: the list of tensors ----------------------------------------------- */
 /* vt__push: a tensor made (event: the replay's event number; made: INFER_MADE_*); -1 out of

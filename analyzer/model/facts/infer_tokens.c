@@ -1,6 +1,7 @@
 /* infer_tokens.c — the token batch (infer_pass.h): which int64 tensor is the program's B·T
  * tokens (the one its embedding lookup follows), T from the position ids or a position embedding,
  * B from the two; the weights, layers and width are infer.c's and infer_weights.c's. */
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -189,7 +190,7 @@ void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t nelems, s
     vt__set(out, INFER_tokens, (int64_t)bt,
             "B·T = %llu: the int64 token batch (%llu B) before its embedding lookup%s%s",
             (unsigned long long)bt, (unsigned long long)bt * 8, dt ? ", and the logits B·T×V" : "",
-            out->tokens_eval ? ", in an evaluation's forward" : "");
+            out->tokens_eval ? INFER_TOKENS_EVAL_SAID : "");
     /* T: arange(T) int64 after the batch (before the logits when there are some); as large as
      * the batch at B = 1 when the model's forward made it (not the loop's targets), within a
      * position embedding's rows where the model has one (an encoder's zeros(B, T) of token
@@ -254,4 +255,65 @@ uint64_t vt__looked_up(const vt__pass *p, size_t i, uint64_t d)
 {
     uint64_t n = p->t[i].size / 8;
     return n && p->t[i].size % 8 == 0 && !p->t[i].attention && vt__embeds(p, i, n, d) ? n : 0;
+}
+
+/* set_in: v known, its value and where (printf-style), as vt__set does a key's */
+static void set_in(infer_value *v, int64_t value, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void set_in(infer_value *v, int64_t value, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    v->known = 1, v->value = value;
+    vsnprintf(v->where, sizeof v->where, fmt, ap);
+    va_end(ap);
+}
+
+void vt__train_tokens(const vt__pass *p, infer_result *out)
+{
+    const infer_value *dv = &out->v[INFER_n_embd], *vv = &out->v[INFER_vocab_size],
+                      *lg = &out->v[INFER_logits_dtype_bytes];
+    if ((!out->tokens_eval && out->v[INFER_tokens].known) || !dv->known || !vv->known ||
+        dv->value <= 0 || vv->value <= 0)
+        return;
+    uint64_t d = (uint64_t)dv->value, V = (uint64_t)vv->value;
+    size_t e = p->n, end = 0; /* the pass's last tensor before any backward, the first not early */
+    while (end < p->n && p->t[end].early)
+        e = p->t[end].eval ? end : e, end++;
+    if (e == p->n)
+        return;
+    /* the forward's logits: the largest of its tensors made of V-element rows (not a weight's:
+     * none is made after the pass) */
+    size_t li = p->n;
+    for (size_t i = e + 1; i < end; i++)
+        if (!p->t[i].eval && !p->t[i].kept && !p->t[i].workspace && p->t[i].size % V == 0 &&
+            p->t[i].size / V >= 2 && (li == p->n || p->t[i].size > p->t[li].size))
+            li = i;
+    if (li == p->n)
+        return;
+    /* 4 bytes an element where the 16-bit logits (half its size) are beside it: their fp32 copy
+     * (eager); else the element the first reading's logits had */
+    uint64_t L = p->t[li].size, b = 0;
+    for (size_t i = e + 1; i < li && !b; i++)
+        b = !p->t[i].eval && p->t[i].size * 2 == L ? 4 : 0;
+    if (!b && lg->known && (lg->value == 2 || lg->value == 4))
+        b = (uint64_t)lg->value;
+    if (!b || L % vt__mul(V, b))
+        return;
+    uint64_t n = L / (V * b);
+    size_t emb = 0; /* its embedding lookup before them: n·d elements of 2 or 4 bytes */
+    for (size_t i = e + 1; i < li && !emb; i++)
+        emb = !p->t[i].eval &&
+                      (p->t[i].size == vt__mul(n, d * 2) || p->t[i].size == vt__mul(n, d * 4))
+                  ? i
+                  : 0;
+    if (!emb)
+        return;
+    set_in(&out->train_tokens, (int64_t)n,
+           "B·T = %llu: the logits B·T×V (%llu B) of the first training forward after the "
+           "no-grad pass, its embedding lookup of B·T×d before them (its token batch a slice of "
+           "another tensor: none of its own)",
+           (unsigned long long)n, (unsigned long long)L);
+    out->train_after_stack = p->t[e].stack;
+    vt__train_heads(p, e + 1, n, out);
 }
