@@ -149,7 +149,11 @@ static int json_config(const cJSON *root, const cJSON *cfg, const char *where, n
         cJSON *e = cJSON_GetObjectItem(cfg, config_key_name((config_key)k));
         cJSON *v = cJSON_GetObjectItem(e, "value"), *src = cJSON_GetObjectItem(e, "source"),
               *w = cJSON_GetObjectItem(e, "where"), *fl = cJSON_GetObjectItem(e, "flag"),
-              *fs = cJSON_GetObjectItem(e, "flag_sep"), *call = cJSON_GetObjectItem(e, "call");
+              *fs = cJSON_GetObjectItem(e, "flag_sep"), *call = cJSON_GetObjectItem(e, "call"),
+              *un = cJSON_GetObjectItem(e, "unplaced");
+        if (cJSON_IsString(un)) /* (the script's flags no spelling placed: the file's text) */
+            escape_term(un->valuestring, strlen(un->valuestring), c->v[k].unplaced,
+                        sizeof c->v[k].unplaced);
         char text[64];
         if (cJSON_IsBool(v))
             snprintf(text, sizeof text, "%s", cJSON_IsTrue(v) ? "True" : "False");

@@ -134,6 +134,8 @@ void config_add_json(cJSON *root, const nano_config *c, int transformer)
             jsonw_add_c(e, "where", v->where);
             if (!shown)
                 cJSON_AddFalseToObject(e, "shown");
+            if (v->unplaced[0]) /* the script's flags its name says, none read as it */
+                jsonw_add_c(e, "unplaced", v->unplaced);
             cJSON_AddStringToObject(e, "label", config_key_label((config_key)k));
             continue;
         }
@@ -169,6 +171,8 @@ void config_add_json(cJSON *root, const nano_config *c, int transformer)
             if (v->flag_sep == '(') /* a keyword of the script's call */
                 jsonw_add_c(e, "call", v->call);
         }
+        if (v->unplaced[0]) /* the script's flags its name says, none read as it */
+            jsonw_add_c(e, "unplaced", v->unplaced);
         cJSON_AddStringToObject(e, "label", config_key_label((config_key)k));
     }
     cJSON_AddNumberToObject(root, "config_files_missing", c->nfiles_missing);

@@ -303,12 +303,108 @@ static void test_global_devices(void **state)
     }
 }
 
+/* the script's flags no spelling places are named on the key their words say, with their value
+ * on the command line or their default (fairseq's --max-tokens, --encoder-layers, DiT's --depth);
+ * a key left unknown names them. Placed flags, switches and string flags are never named. */
+static const char fairseq[] = "ap.add_argument('--max-tokens', type=int, default=40000)\n"
+                              "ap.add_argument('--update-freq', type=int, default=1)\n"
+                              "ap.add_argument('--encoder-layers', type=int, default=12)\n"
+                              "ap.add_argument('--depth', type=int)\n"
+                              "ap.add_argument('--encoder-embed-dim', type=int, default=512)\n"
+                              "ap.add_argument('--encoder-ffn-embed-dim', type=int, default=2048)\n"
+                              "ap.add_argument('--eval-batch-size', type=int, default=8)\n"
+                              "ap.add_argument('--blocks-grad', action='store_true')\n"
+                              "ap.add_argument('--accum_iter', type=int, default=2)\n";
+
+static void test_unplaced(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        int key;
+    } words[] = {{"encoder_layers", CFG_n_layer},
+                 {"depth", CFG_n_layer},
+                 {"num_blocks", CFG_n_layer},
+                 {"layer_decay", -1},
+                 {"freeze_layers", -1},
+                 {"encoder_layerdrop", -1},
+                 {"drop_path", CFG_dropout},
+                 {"encoder_embed_dim", CFG_n_embd},
+                 {"embedding_dim", CFG_n_embd},
+                 {"encoder_ffn_embed_dim", -1},
+                 {"lora_dim", -1},
+                 {"head_dim", -1},
+                 {"encoder_attention_heads", CFG_n_head},
+                 {"n_kv_heads", -1},
+                 {"max_tokens", CFG_batch_size},
+                 {"max_tokens_per_batch", CFG_batch_size},
+                 {"max_new_tokens", -1},
+                 {"eval_batch_size", -1},
+                 {"rollout_batch", CFG_batch_size},
+                 {"update_freq", CFG_gradient_accumulation_steps},
+                 {"accum_freq", CFG_gradient_accumulation_steps},
+                 {"max_source_positions", CFG_block_size},
+                 {"max_len", CFG_block_size},
+                 {"vocab", CFG_vocab_size},
+                 {"lr", -1},
+                 {"weight_decay", -1},
+                 {"max_update", -1},
+                 {"input_size", -1},
+                 {"num_workers", -1}};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (scriptflags_words_key(words[i].name) != words[i].key)
+            fail_msg("--%s: key %d, not %d", words[i].name, scriptflags_words_key(words[i].name),
+                     words[i].key);
+    assert_true(scriptflags_token_cap("max_tokens"));
+    assert_false(scriptflags_token_cap("max_new_tokens"));
+
+    nano_config c;
+    config_files files;
+    config_recfile rf;
+    config_init(&c);
+    c.program = PROG_ARGPARSE;
+    config_forget_defaults(&c);
+    rf = (config_recfile){"examples/fs.py", fairseq, sizeof fairseq - 1, 0, VT_FILE_ARG};
+    files = (config_files){1, &rf, 1};
+    c.files = &files;
+    const char *const argv[] = {"python", "examples/fs.py", "--max-tokens", "8000", "--depth=6"};
+    config_apply_flags(&c, 3, argv + 2);
+    config_apply_script(&c, 5, argv);
+    assert_string_equal(c.v[CFG_batch_size].unplaced,
+                        "--max-tokens (8000 on the command line; a cap on tokens by its name)");
+    assert_string_equal(c.v[CFG_n_layer].unplaced,
+                        "--encoder-layers (default 12; not on the command line), --depth (6 on "
+                        "the command line)");
+    assert_string_equal(c.v[CFG_n_embd].unplaced,
+                        "--encoder-embed-dim (default 512; not on the command line)");
+    /* --accum_iter: a spelling, so placed (its default), --update-freq named beside it */
+    assert_int_equal(c.v[CFG_gradient_accumulation_steps].src, CONFIG_SRC_FILE);
+    assert_int_equal(c.v[CFG_gradient_accumulation_steps].i, 2);
+    assert_string_equal(c.v[CFG_gradient_accumulation_steps].flag, "--accum_iter");
+    assert_string_equal(c.v[CFG_gradient_accumulation_steps].unplaced,
+                        "--update-freq (default 1; not on the command line)");
+    assert_string_equal(c.v[CFG_n_head].unplaced, "");
+    char why[512];
+    assert_string_equal(config_unknown_text(&c, CFG_n_layer, why, sizeof why),
+                        "the recorded fs.py defines --encoder-layers (default 12; not on the "
+                        "command line), --depth (6 on the command line), flags vramtrace does not "
+                        "read as the layers L");
+    assert_string_equal(config_unknown_text(&c, CFG_batch_size, why, sizeof why),
+                        "the recorded fs.py defines --max-tokens (8000 on the command line; a cap "
+                        "on tokens by its name), a flag vramtrace does not read as the micro-batch "
+                        "B: under a cap on a batch's tokens, B is the cap over the samples' "
+                        "length, and changes as the length does");
+    assert_string_equal(config_unknown_text(&c, CFG_n_head, why, sizeof why),
+                        "the command line does not give it, and no flag of the recorded fs.py "
+                        "sets it");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),          cmocka_unit_test(test_hostile),
         cmocka_unit_test(test_apply),          cmocka_unit_test(test_global),
-        cmocka_unit_test(test_global_devices),
+        cmocka_unit_test(test_global_devices), cmocka_unit_test(test_unplaced),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -146,10 +146,17 @@ static int accum_code_change(const nano_config *cfg, const gpt_shape *s, const g
                  (unsigned long long)(cur->A ? s->A / cur->A : s->A));
     else
         snprintf(how, sizeof how, "%llu micro-batches", (unsigned long long)s->A);
-    int w = snprintf(out, len,
-                     "%s%s(code change%s: gradients accumulated over %s before each optimizer "
-                     "step; %.40s defines no flag for it)",
-                     b, b[0] ? " " : "", b[0] ? " besides" : "", how, cfg->script_read);
+    const char *own = cfg->v[CFG_gradient_accumulation_steps].unplaced; /* (--update-freq) */
+    int w = own[0]
+                ? snprintf(out, len,
+                           "%s%s(%sgradients accumulated over %s before each optimizer "
+                           "step, by a code change or by %.40s's own %s, which vramtrace "
+                           "does not read as the accumulation)",
+                           b, b[0] ? " " : "", b[0] ? "besides: " : "", how, cfg->script_read, own)
+                : snprintf(out, len,
+                           "%s%s(code change%s: gradients accumulated over %s before each "
+                           "optimizer step; %.40s defines no flag for it)",
+                           b, b[0] ? " " : "", b[0] ? " besides" : "", how, cfg->script_read);
     return w > 0 && (size_t)w < len; /* (cut short: not said) */
 }
 

@@ -224,11 +224,12 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
         return;
     }
     s->generic = 1;
-    if (missing && !config_known(c, CFG_batch_size) && c->batch_unplaced[0])
+    const char *bflags = c->batch_unplaced[0] ? c->batch_unplaced : c->v[CFG_batch_size].unplaced;
+    if (missing && !config_known(c, CFG_batch_size) && bflags[0])
         snprintf(m->formula_why, sizeof m->formula_why,
                  "%s: the transformer formula needs the micro-batch B, which neither the trace "
                  "nor the program's batch flags (%s) tell",
-                 words, c->batch_unplaced);
+                 words, bflags);
     else if (missing)
         snprintf(m->formula_why, sizeof m->formula_why,
                  "%s: the transformer formula needs %s, which neither the program nor the trace "

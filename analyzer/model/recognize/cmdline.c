@@ -28,6 +28,7 @@
     X("accum", CFG_gradient_accumulation_steps)                                                    \
     X("grad_acc_steps", CFG_gradient_accumulation_steps)                                           \
     X("accumulate_grad_batches", CFG_gradient_accumulation_steps)                                  \
+    X("accum_iter", CFG_gradient_accumulation_steps)                                               \
     X("seq_len", CFG_block_size)                                                                   \
     X("seq_length", CFG_block_size)                                                                \
     X("sequence_length", CFG_block_size)                                                           \
@@ -205,10 +206,9 @@ static void apply_one(nano_config *c, config_key k, const char *flag, char sep, 
     c->v[k].call[0] = '\0';
 }
 
-/* side_pass_flag: a batch flag of a pass beside the training (an evaluation's, a sampling's:
- * --eval_batch_size, read as the evaluation's batch where the run's peak is there), not one of
- * the micro-batch's candidates */
-static int side_pass_flag(const char *name)
+/* config_side_pass_name: a batch flag of a pass beside the training (an evaluation's, a
+ * sampling's: --eval_batch_size, read as the evaluation's batch where the run's peak is there) */
+int config_side_pass_name(const char *name)
 {
     static const char *const side[] = {"eval", "val", "test", "sampl", "predict", "infer"};
     for (size_t i = 0; i < sizeof side / sizeof side[0]; i++)
@@ -259,7 +259,7 @@ void config_apply_flags(nano_config *c, int argc, const char *const *argv)
         }
         int k = spelling_key(name);
         if (k < 0) {
-            if (strstr(name, "batch") && !side_pass_flag(name))
+            if (strstr(name, "batch") && !config_side_pass_name(name))
                 note_unplaced(c, flag, eq ? eq + 1 : has_next ? next : NULL);
             if (!eq && has_next)
                 i++; /* an unknown flag's value; ignored silently */

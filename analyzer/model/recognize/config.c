@@ -431,6 +431,14 @@ const char *config_unknown_text(const nano_config *c, config_key k, char *buf, s
                  "its flag %s is not on the command line and has no number for a default in "
                  "the recorded %s",
                  v->flag, c->script_read);
+    else if (c->script_read[0] && v && v->unplaced[0]) /* (--encoder-layers: its own name) */
+        snprintf(buf, n, "the recorded %s defines %s, %s vramtrace does not read as the %s%s",
+                 c->script_read, v->unplaced, strstr(v->unplaced, ", --") ? "flags" : "a flag",
+                 key_words[k].label,
+                 k == CFG_batch_size && strstr(v->unplaced, "a cap on tokens")
+                     ? ": under a cap on a batch's tokens, B is the cap over the samples' "
+                       "length, and changes as the length does"
+                     : "");
     else if (c->script_read[0]) /* (the trace holds the script: not "the trace does not give it") */
         snprintf(buf, n,
                  "the command line does not give it, and no flag of the recorded %s sets it",

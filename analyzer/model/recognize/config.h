@@ -77,6 +77,10 @@ typedef struct config_value {
         flag_sep;  /* how that flag takes its value: '=' (--batch_size=8), ' ' (--batch-size 8)
                     * or '(' (a keyword of call: TrainingArguments(per_device_train_batch_size=8)) */
     char call[48]; /* flag_sep '(': the call as the script wrote it ("TrainingArguments") */
+    /* the recorded script's flags whose names say this key but that no spelling places
+     * ("--encoder-layers (default 12; not on the command line)"; config_apply_script): an
+     * unknown value names them, never "no flag of the recorded script sets it"; or "" */
+    char unplaced[112];
 } config_value;
 
 /* The config files a trace recorded (FILE records, trace format 1.2): for a trace, the only
@@ -211,6 +215,9 @@ int config_script_index(int argc, const char *const *argv);
  * or unreadable when recorded is not), for a program other than nanoGPT; NULL when none. */
 const config_recfile *config_recorded_script(const nano_config *c, int argc,
                                              const char *const *argv);
+/* config_side_pass_name: a flag's name (config_flag_name's) is a batch of a pass beside the
+ * training (eval_batch_size, sample_batch): not one of the micro-batch's candidates */
+int config_side_pass_name(const char *name);
 /* config_flag_key: the key a flag spelling of argparse scripts and the Trainer sets
  * ("--grad-accum" -> CFG_gradient_accumulation_steps), or -1. */
 int config_flag_key(const char *flag);

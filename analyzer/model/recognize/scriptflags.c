@@ -328,6 +328,61 @@ static void amp_value(nano_config *c, const script_flag *fl, const char *lng, co
     }
 }
 
+/* add_one: "--encoder-layers (default 12; not on the command line)" after the key's list (as
+ * many as fit, then "...") */
+static void add_one(config_value *v, const char *one)
+{
+    size_t have = strlen(v->unplaced), need = strlen(one) + (have ? 2 : 0);
+    if (have + need + 5 >= sizeof v->unplaced) {
+        if (have && !strstr(v->unplaced, "..."))
+            snprintf(v->unplaced + have, sizeof v->unplaced - have, ", ...");
+        return;
+    }
+    snprintf(v->unplaced + have, sizeof v->unplaced - have, "%s%s", have ? ", " : "", one);
+}
+
+/* name_unplaced: each of the script's flags fl[0..n) that no spelling places and whose name says
+ * a key (scriptflags_words_key) is added to that key's unplaced list, with its value on the
+ * command line or its default: a key left unknown names them (config_unknown_text), a change no
+ * placed flag carries says they are not read as it (advice) */
+static void name_unplaced(nano_config *c, const script_flag *fl, int n, int argc,
+                          const char *const *argv)
+{
+    for (int i = 0; i < n; i++) {
+        const script_flag *f = &fl[i];
+        const char *lng = f->names[0];
+        for (int j = 0; j < f->nnames; j++)
+            if (!strncmp(f->names[j], "--", 2)) {
+                lng = f->names[j];
+                break;
+            }
+        char key[64], dn[64];
+        config_flag_name(lng, key, sizeof key);
+        snprintf(dn, sizeof dn, "--%.40s", f->dest);
+        if (f->store_true || f->sdef[0] || f->choices[0] || config_flag_key(lng) >= 0 ||
+            (f->dest[0] && config_flag_key(dn) >= 0))
+            continue; /* a switch, a word's flag, or one a spelling placed */
+        int k = scriptflags_words_key(key);
+        if (k < 0)
+            continue;
+        const char *v;
+        int eq;
+        char one[96];
+        if (given_value(f, argc, argv, &v, &eq) > 0 && v)
+            snprintf(one, sizeof one, "%.40s (%.16s on the command line", lng, v);
+        else if (f->ndef[0])
+            snprintf(one, sizeof one, "%.40s (default %.16s; not on the command line", lng,
+                     f->ndef);
+        else
+            snprintf(one, sizeof one, "%.40s (not on the command line", lng);
+        size_t w = strlen(one);
+        snprintf(one + w, sizeof one - w, "%s)",
+                 k == CFG_batch_size && scriptflags_token_cap(key) ? "; a cap on tokens by its name"
+                                                                   : "");
+        add_one(&c->v[k], one);
+    }
+}
+
 void config_apply_script(nano_config *c, int argc, const char *const *argv)
 {
     const config_recfile *f = config_recorded_script(c, argc, argv);
@@ -411,6 +466,7 @@ void config_apply_script(nano_config *c, int argc, const char *const *argv)
             v->flag_sep = ' ';
         }
     }
+    name_unplaced(c, fl, n, argc, argv);
     free(fl);
 }
 

@@ -46,7 +46,10 @@ size_t scriptflags_skip_noncode(const char *s, size_t i, size_t len);
  * (CONFIG_SRC_FILE, where "hf_train.py: --grad-accum, default=1 (argparse)"); a checkpointing
  * switch (--gradient-checkpointing) becomes c->ckpt_flag, a mixed-precision flag with a bf16
  * choice (--amp, choices bf16 / none) c->amp_flag ("--amp bf16"). The precision and compile keys
- * are left to the trace. */
+ * are left to the trace. A flag no spelling places whose name says a key (scriptflags_words_key)
+ * goes in that key's unplaced list with its value on the command line or its default: a key
+ * left unknown names it (config_unknown_text), a change no placed flag carries says it is not
+ * read as one (advice). */
 void config_apply_script(nano_config *c, int argc, const char *const *argv);
 
 /* config_script_global: the script's own accumulation, from how its code (its recorded source)
@@ -58,6 +61,16 @@ void config_apply_script(nano_config *c, int argc, const char *const *argv);
  * forward's B the trace shows, 0: none) agree with it, and the program gave no accumulation
  * itself; scriptaccum.c. Before the trace's token batch is read over B (model_complete_tokens). */
 void config_script_global(nano_config *c, int argc, const char *const *argv, long long trace_b);
+
+/* scriptflags_words_key: the key a flag's name (config_flag_name's: "encoder_layers") says in
+ * words of its own, where no spelling places it: layers (--encoder-layers, --depth), width
+ * (--encoder-embed-dim), heads, accumulation (--accum-freq, --update-freq), a batch or a cap on
+ * a batch's tokens (--max-tokens), the vocabulary, a sequence's length, dropout, bias; -1 for
+ * none (a side pass's batch, a grouped key / value count, a FFN's or LoRA's width).
+ * scriptflags_token_cap: the name says a cap on a batch's tokens (--max-tokens,
+ * --max-tokens-per-batch), not a generation's (--max-new-tokens). scriptwords.c. */
+int scriptflags_words_key(const char *name);
+int scriptflags_token_cap(const char *name);
 
 /* scriptflags_amp16: an autocast flag's value: 2 bfloat16 ("bf16", "bfloat16", "bf16-mixed"),
  * 1 float16 ("fp16", "float16", "16-mixed"), 0 neither ("none", "", another) */
