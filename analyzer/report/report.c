@@ -465,8 +465,8 @@ static int report_fill(report_ctx *c)
     if (weights_copy_at(r->has_oom          ? &r->at_oom
                         : f->has_at_tensors ? &r->at_tensors
                                             : &r->at_peak,
-                        &wc) == 1)
-        ri.copy_tensors = wc.tensors, ri.copy_bytes = wc.bytes;
+                        r->t, &wc) == 1)
+        ri.copy_tensors = wc.tensors, ri.copy_bytes = wc.bytes, ri.copy_reordered = wc.reordered;
     recognize_run(&ri, &c->recog);
     f->recog = &c->recog;
     if (c->recog.family == FAM_ENCODER_DECODER && f->inferred) {

@@ -7,7 +7,8 @@
 # untrained weights could hold a copy), off only where every weight trains; the adapters not
 # recognised as peft's; where it ran out of memory before any backward (no gradient says which
 # weights train), unknown where its weights hold a copy of themselves (the EMA's, the sizes of
-# the model again in order: it had been "off"), off where they hold none. A class GPT in
+# the model again in order: it had been "off"; or copy.deepcopy's copy of it, in another order:
+# "off" too), off where they hold none. A class GPT in
 # minGPT's layout (tests/python/mingpt/model.py, no nanoGPT class beside it, no configurator)
 # had been "nanoGPT's model class" by its file's name, model.py.
 set -u
@@ -24,8 +25,11 @@ run ema --ema
 run lora --lora 4
 # out of memory in the first forward (1 GiB), before any backward says which weights train: its
 # own EMA had been "off"; without one, off still (its weights hold no copy of themselves)
-for n in ema_oom plain_oom; do
+# (ema_copy_oom: its EMA copy.deepcopy of the model, in another order than .to() had moved it:
+# it had been "off" too)
+for n in ema_oom plain_oom ema_copy_oom; do
     e=; [ $n = ema_oom ] && e=--ema
+    [ $n = ema_copy_oom ] && e=--ema_copy
     timeout 300 "$VT" run --card 1GiB -o "$n.vt" -- python3 "$ROOT/tests/python/own_parts.py" $e \
         --batch_size 64 </dev/null >"$n.out" 2>&1 && fail "$n: the run did not run out of memory"
     grep -q OutOfMemoryError "$n.out" || { tail -n 5 "$n.out"; fail "$n: run failed"; }
@@ -70,7 +74,7 @@ for n in ("plain", "ema", "lora"):
         bad.append("%s: no EMA, every weight trained, said %s" % (n, ema))
     if facts["lora"] != "0" and "no adapters recognised as peft's" not in (r["formula_note"] or ""):
         bad.append("%s: its own adapters: %s" % (n, r["formula_note"]))
-for n in ("ema_oom", "plain_oom"):
+for n in ("ema_oom", "plain_oom", "ema_copy_oom"):
     r, out = json.load(open(n + ".json")), open(n + ".out").read()
     facts = dict(kv.split("=") for kv in next(l for l in out.splitlines() if l.startswith("FACTS ")).split()[1:])
     ema = r["recognized"]["ema"]
@@ -80,6 +84,8 @@ for n in ("ema_oom", "plain_oom"):
         m = re.search(r"\(([0-9.]+) MiB\) repeat", ema["where"])
         if ema["on"] is not None or not m or abs(float(m.group(1)) - int(facts["ema_bytes"]) / 2**20) > 0.05:
             bad.append("%s: its own EMA of %s B said %s" % (n, facts["ema_bytes"], ema))
+        elif ("in another order (copy.deepcopy made them)" in ema["where"]) != (n == "ema_copy_oom"):
+            bad.append("%s: its copy's order said wrong: %s" % (n, ema["where"]))
     elif ema["on"] is not False:
         bad.append("%s: no EMA, no copy among its weights, said %s" % (n, ema))
 if bad:

@@ -1,11 +1,14 @@
 """own_parts.py — a SIMULATED training loop of its own (simtorch, examples/sim/): a small decoder
 written here whose class is named GPT (as many programs name theirs; not nanoGPT's model.py),
 fp32, AdamW. --ema keeps an fp32 EMA copy of every weight, updated after each step, in code of
-its own (no library's EMA class); --lora freezes the weights and trains low-rank adapters on the
+its own (no library's EMA class); --ema_copy keeps it as copy.deepcopy of the model instead, whose
+own position table (a parameter of its own, beside its children) comes first in the copy and last
+in the model as .to() moved it; --lora freezes the weights and trains low-rank adapters on the
 attention's projection written here (no peft). Prints a FACTS line of what it ran (ema_bytes: its
 EMA copy's bytes) and "step N" after each step (none: it ran out of memory in its first). Used by
 tests/integration/own_parts.sh."""
 import argparse
+import copy
 import os
 import sys
 
@@ -45,16 +48,18 @@ class Block(nn.Module):
 
 
 class GPT(nn.Module):
-    def __init__(self, vocab, ctx, d, layers, h, r):
+    def __init__(self, vocab, ctx, d, layers, h, r, own_pos=False):
         super().__init__()
-        self.wte, self.wpe = nn.Embedding(vocab, d), nn.Embedding(ctx, d)
+        self.wte = nn.Embedding(vocab, d)
+        self.wpe = nn.Parameter(torch.zeros(ctx, d)) if own_pos else nn.Embedding(ctx, d)
         self.blocks = nn.ModuleList([Block(d, h, r) for _ in range(layers)])
         self.ln_f = nn.LayerNorm(d)
         self.head = nn.Linear(d, vocab, bias=False)
 
     def forward(self, idx):
         B, T = idx.size()
-        x = self.wte(idx) + self.wpe(torch.arange(0, T, device="cuda"))
+        x = self.wte(idx) + (self.wpe[:T] if isinstance(self.wpe, nn.Parameter) else
+                             self.wpe(torch.arange(0, T, device="cuda")))
         for b in self.blocks:
             x = b(x)
         return self.head(self.ln_f(x))
@@ -64,20 +69,23 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--batch_size", type=int, default=8)
     ap.add_argument("--ema", action="store_true")
+    ap.add_argument("--ema_copy", action="store_true")
     ap.add_argument("--lora", type=int, default=0, help="the adapters' rank (0: none)")
     ap.add_argument("--steps", type=int, default=3)
     a = ap.parse_args()
     V, T, d = 8192, 256, 256
-    model = GPT(V, T, d, 4, 4, a.lora)
+    model = GPT(V, T, d, 4, 4, a.lora, own_pos=a.ema_copy)
     if a.lora:
         for n, p in model.named_parameters():
             p.requires_grad_(n.endswith(".a.weight") or n.endswith(".b.weight"))
     model.to("cuda")
     params = [p for p in model.parameters() if p.requires_grad]
     ema = [p.detach().clone() for p in model.parameters()] if a.ema else []
+    if a.ema_copy:
+        ema = list(copy.deepcopy(model).requires_grad_(False).parameters())
     opt = torch.optim.AdamW(params, lr=3e-4)
     print("FACTS ema=%d lora=%d params=%d trainable=%d ema_bytes=%d" % (
-        bool(a.ema), a.lora, sum(p.numel() for p in model.parameters()), sum(p.numel() for p in params),
+        bool(a.ema or a.ema_copy), a.lora, sum(p.numel() for p in model.parameters()), sum(p.numel() for p in params),
         sum(e.numel() * e.element_size() for e in ema)), flush=True)
     for step in range(a.steps):
         x = torch.randint(0, V, (a.batch_size, T)).to("cuda")

@@ -1,6 +1,7 @@
 /* test_weights_copy.c — a copy of the weights among them, told by their sizes (weights_copy.h):
  * a model and its copy made after it are found, with the copy's tensors and bytes; one model's
- * repeated blocks, or the model alone, are none. */
+ * repeated blocks, or the model alone, are none; copy.deepcopy's copy in another order is found
+ * where it made the run. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -79,11 +80,49 @@ static void test_blocks_none(void **state)
     assert_int_equal(weights_copy_find(s, n, &wc), 0);
 }
 
+/* copy.deepcopy of a model whose top module has a parameter of its own (a position table)
+ * beside its children: .to() had moved the children's first, the copy takes its own first. The
+ * sizes in another order are a copy where copy.deepcopy made the run, none where it did not (an
+ * autoencoder's decoder holds its encoder's sizes in another order) */
+static void test_reordered(void **state)
+{
+    (void)state;
+    uint64_t s[1024];
+    uint8_t deep[1024] = {0};
+    weights_copy wc;
+    size_t n = model(s, 4, 256, 8192);
+    uint64_t bytes = sum(s, n), pos = s[1];
+    memmove(s + 1, s + 2, (n - 2) * sizeof *s); /* the model as .to() moved it: its own last */
+    s[n - 1] = pos;
+    s[n] = pos; /* its deepcopy: its own parameter first, then its children in order */
+    memcpy(s + n + 1, s, (n - 1) * sizeof *s);
+    assert_int_equal(weights_copy_find(s, 2 * n, &wc), 0);
+    assert_int_equal(weights_copy_reordered(s, deep, 2 * n, &wc), 0);
+    memset(deep + n, 1, n);
+    assert_int_equal(weights_copy_reordered(s, deep, 2 * n, &wc), 1);
+    assert_int_equal(wc.tensors, n);
+    assert_int_equal(wc.bytes, bytes);
+    assert_int_equal(wc.reordered, 1);
+    /* a deepcopy's run whose sizes are not the run before it's, or whose run before it holds a
+     * deepcopy's tensor: none */
+    s[n] += 4, s[n + 1] -= 4; /* (the same bytes) */
+    assert_int_equal(weights_copy_reordered(s, deep, 2 * n, &wc), 0);
+    s[n] -= 4, s[n + 1] += 4;
+    deep[3] = 1;
+    assert_int_equal(weights_copy_reordered(s, deep, 2 * n, &wc), 0);
+    assert_int_equal(wc.tensors, 0);
+    /* an autoencoder without biases: its decoder's sizes are its encoder's in another order */
+    uint64_t ae[4] = {784 * 256 * 4, 256 * 32 * 4, 32 * 256 * 4, 256 * 784 * 4};
+    uint8_t none[4] = {0};
+    assert_int_equal(weights_copy_reordered(ae, none, 4, &wc), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_copy_found),
         cmocka_unit_test(test_blocks_none),
+        cmocka_unit_test(test_reordered),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -182,9 +182,11 @@ static void recognize_ema(const recognize_input *in, int frames, run_recognition
         snprintf(said, sizeof said,
                  "not recognised: no code of a known EMA ran (diffusers' EMAModel, timm's "
                  "ModelEma, AveragedModel, torch_ema); no backward told which weights train, "
-                 "and %zu weight tensors (%.1f MiB) repeat in order the sizes of the %zu before "
+                 "and %zu weight tensors (%.1f MiB) repeat %s the sizes of the %zu before "
                  "them: a copy the program keeps (an EMA's, or another model's)",
-                 in->copy_tensors, (double)in->copy_bytes / 1048576.0, in->copy_tensors);
+                 in->copy_tensors, (double)in->copy_bytes / 1048576.0,
+                 in->copy_reordered ? "in another order (copy.deepcopy made them)" : "in order",
+                 in->copy_tensors);
         set(&out->feat[FEATURE_EMA], FEAT_UNKNOWN, said);
     } else if (frames && room && rest / 4 > out->trainable + out->trainable / 50) {
         /* more than an fp32 copy of the trained weights: not one copy (a 1-block student's

@@ -149,6 +149,7 @@ typedef struct recognize_input {
      * tensors and bytes; 0: none found */
     size_t copy_tensors;
     uint64_t copy_bytes;
+    int copy_reordered;    /* 1: copy.deepcopy made the copy, its sizes in another order */
     uint64_t copies_freed; /* autocast's 16-bit weight copies the first forward made and freed
                             * within it (replay.h fwd0_copies_freed): weights used, none kept */
 } recognize_input;

@@ -67,8 +67,60 @@ int weights_copy_find(const uint64_t *size, size_t n, weights_copy *out)
     return found;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int weights_copy_reordered(const uint64_t *size, const uint8_t *deep, size_t n, weights_copy *out)
+{
+    memset(out, 0, sizeof *out);
+    if (n < 2 || n > WEIGHTS_COPY_MAX)
+        return 0;
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += size[i];
+    uint64_t *x = malloc(n * sizeof *x);
+    if (!x)
+        return -1;
+    for (size_t m = 0, e; m < n; m = e) { /* each run [m, e) of a deepcopy's tensors */
+        if (!deep[m]) {
+            e = m + 1;
+            continue;
+        }
+        for (e = m + 1; e < n && deep[e];)
+            e++;
+        size_t k = e - m, d = 0;
+        if (k > m || k < out->tensors)
+            continue;
+        for (size_t i = m - k; i < m; i++)
+            d += deep[i];
+        uint64_t a = 0, b = 0;
+        for (size_t i = 0; i < k; i++)
+            a += size[m - k + i], b += size[m + i];
+        if (d || a != b || a < total / 4) /* (both: half of the weights' bytes at least) */
+            continue;
+        memcpy(x, size + m - k, k * sizeof *x);
+        qsort(x, k, sizeof *x, cmp_u64);
+        uint64_t *y = malloc(k * sizeof *y);
+        if (!y) {
+            free(x);
+            return -1;
+        }
+        memcpy(y, size + m, k * sizeof *y);
+        qsort(y, k, sizeof *y, cmp_u64);
+        if (!memcmp(x, y, k * sizeof *x))
+            out->tensors = k, out->bytes = a, out->reordered = 1;
+        free(y);
+    }
+    free(x);
+    return out->tensors > 0;
+}
+
 typedef struct made_size {
     uint64_t event, size;
+    uint8_t deep;
 } made_size;
 
 static int cmp_event(const void *a, const void *b)
@@ -77,7 +129,21 @@ static int cmp_event(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-int weights_copy_at(const replay_snapshot *s, weights_copy *out)
+/* by_deepcopy: a Python frame of the stack is copy.py's deepcopy (the standard library's) */
+static int by_deepcopy(const tables *t, uint32_t stack_id)
+{
+    const tables_stack *st = t ? tables_stack_get(t, stack_id) : NULL;
+    for (unsigned i = 0; st && i < st->n_python; i++) {
+        const tables_code *c = tables_code_get(t, VT_PYFRAME_CODE(st->frames[st->n_native + i]));
+        size_t fl = c ? c->filename.len : 0;
+        if (c && fl >= 8 && !memcmp(c->filename.s + fl - 8, "/copy.py", 8) &&
+            c->qualname.len == 8 && !memcmp(c->qualname.s, "deepcopy", 8))
+            return 1;
+    }
+    return 0;
+}
+
+int weights_copy_at(const replay_snapshot *s, const tables *t, weights_copy *out)
 {
     memset(out, 0, sizeof *out);
     size_t n = 0;
@@ -87,18 +153,23 @@ int weights_copy_at(const replay_snapshot *s, weights_copy *out)
         return 0;
     made_size *m = malloc(n * sizeof *m);
     uint64_t *size = malloc(n * sizeof *size);
+    uint8_t *deep = malloc(n);
     int rc = -1;
-    if (m && size) {
+    if (m && size && deep) {
         size_t k = 0;
         for (size_t i = 0; i < s->n; i++)
             if (s->items[i].category == CAT_PARAMETERS && s->items[i].tensor_api)
-                m[k].event = s->items[i].alloc_event, m[k++].size = s->items[i].size;
+                m[k].event = s->items[i].alloc_event, m[k].size = s->items[i].size,
+                m[k++].deep = by_deepcopy(t, s->items[i].stack_id);
         qsort(m, n, sizeof *m, cmp_event);
         for (size_t i = 0; i < n; i++)
-            size[i] = m[i].size;
+            size[i] = m[i].size, deep[i] = m[i].deep;
         rc = weights_copy_find(size, n, out);
+        if (rc == 0)
+            rc = weights_copy_reordered(size, deep, n, out);
     }
     free(m);
     free(size);
+    free(deep);
     return rc;
 }

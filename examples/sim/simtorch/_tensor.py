@@ -127,6 +127,22 @@ class Tensor(T.TensorBase):
         self.requires_grad = flag
         return self
 
+    def __deepcopy__(self, memo):
+        """copy.deepcopy of a leaf: a clone of its memory, its requires_grad kept (a Parameter
+        stays one), once per memo, as torch's Tensor / Parameter.__deepcopy__ (a deepcopy of a
+        module copies its own parameters before its children's, in its __dict__'s order)."""
+        if id(self) in memo:
+            return memo[id(self)]
+        from .autograd.grad_mode import no_grad
+        with no_grad():
+            new = self.clone()
+        if type(self) is not Tensor:
+            new = type(self)(new, self.requires_grad)
+        else:
+            new.requires_grad = self.requires_grad
+        memo[id(self)] = new
+        return new
+
     def pin_memory(self):
         """A contiguous copy in pinned host memory (the caching host allocator's)."""
         return T.make(self._shape, self.dtype, _C.pinned_storage(self.numel() * self.dtype.itemsize))
