@@ -342,9 +342,12 @@ static void formula_head(FILE *out, const model_result *m)
                 "made with them), %.2f M for the formula's %s%s.",
                 m->params_trace / 1e6, formula_params_exact(s) / 1e6,
                 formula_params_words(s, words, sizeof words),
-                m->frozen_params ? "; a frozen model's weights beside the one trained are added "
-                                   "to the formula's parameters"
-                                 : "");
+                !m->frozen_params      ? ""
+                : m->rec.beside_unused ? "; a second model's weights beside the one trained, not "
+                                         "used before the error (taken as frozen), are added to "
+                                         "the formula's parameters"
+                                       : "; a frozen model's weights beside the one trained are "
+                                         "added to the formula's parameters");
     else if (m->cfg.program == PROG_NANOGPT)
         fprintf(out,
                 "P = %.2f M parameters, %.2f M without the position embedding, as nanoGPT's "

@@ -79,8 +79,13 @@ static void print_formula(FILE *out, const model_result *m)
     const char *at = m->measured_at_oom       ? "out-of-memory error"
                      : m->measured_at_tensors ? "tensors' peak"
                                               : "peak";
-    char frozen[160] = "", words[160];
-    if (m->frozen_params)
+    char frozen[200] = "", words[160];
+    if (m->frozen_params && m->rec.beside_unused) /* (frozen or not: not told) */
+        snprintf(frozen, sizeof frozen,
+                 "; %.2f M of the trace's, a second model's not used before the error (taken as "
+                 "frozen) and any weights the formula's blocks lack, added to its parameters",
+                 m->frozen_params / 1e6);
+    else if (m->frozen_params)
         snprintf(frozen, sizeof frozen,
                  "; %.2f M of the trace's are a frozen model's beside the one trained, added "
                  "to the formula's parameters",

@@ -2,11 +2,12 @@
 teacher LM written here (requires_grad False, eval, run under no_grad) and a smaller student LM of
 the same class trained with KL over temperature-softened fp32 log-softmaxes plus cross-entropy,
 bf16 autocast, fused AdamW on the student only (--student_layers blocks, 6 by default; the
-teacher's 12). Neither model is one vramtrace recognizes.
+teacher's 12); --teacher_last runs the teacher's forward after the student's (the student's first).
+Neither model is one vramtrace recognizes.
 Prints its own facts before training ("FACTS trainable=N teacher=N") and, after its first step,
 "STATE grads=B optimizer=B" (the bytes of the student's gradients and AdamW state), and at the end
 "trained N steps at batch B, reserved at most R" (torch.cuda.max_memory_reserved); an
-out-of-memory error prints "OOM in PHASE" and exits 1. Used by tests/integration/distill_frozen.sh and distill_one_block.sh."""
+out-of-memory error prints "OOM in PHASE" and exits 1. Used by tests/integration/distill_frozen.sh, distill_one_block.sh and distill_teacher_last.sh."""
 import argparse
 import os
 import sys
@@ -59,6 +60,7 @@ def main():
     ap.add_argument("--block_size", type=int, default=1024)
     ap.add_argument("--steps", type=int, default=2)
     ap.add_argument("--student_layers", type=int, default=6)
+    ap.add_argument("--teacher_last", action="store_true")
     a = ap.parse_args()
     V = 32000
     teacher = LM(V, 2048, 12).to("cuda")
@@ -73,14 +75,19 @@ def main():
         for it in range(a.steps):
             x = torch.randint(0, V, (a.batch_size, a.block_size)).to("cuda")
             y = torch.randint(0, V, (a.batch_size, a.block_size)).to("cuda")
+            if a.teacher_last:
+                phase = "student forward"
+                with torch.autocast("cuda", dtype=torch.bfloat16):
+                    s_logits = student(x)
             phase = "teacher forward"
             with torch.no_grad(), torch.autocast("cuda", dtype=torch.bfloat16):
                 t_logits = teacher(x)
             t_lp = F.log_softmax(t_logits.float() / 2.0, dim=-1)
             del t_logits
-            phase = "student forward"
-            with torch.autocast("cuda", dtype=torch.bfloat16):
-                s_logits = student(x)
+            if not a.teacher_last:
+                phase = "student forward"
+                with torch.autocast("cuda", dtype=torch.bfloat16):
+                    s_logits = student(x)
             phase = "loss"
             s_lp = F.log_softmax(s_logits.float() / 2.0, dim=-1)
             kl = (t_lp.exp() * (t_lp - s_lp)).sum(dim=-1).mean()

@@ -548,10 +548,19 @@ static void test_trainable_by_copies(void **state)
     assert_int_equal(r.trainable, 125);
     assert_int_equal(r.trainable_lower, 1);
     assert_non_null(strstr(r.trainable_where, "at least"));
-    in.copies_freed = 800; /* (2 x 800 B of weights used of the 3500 not kept: under half) */
+    assert_int_equal(r.beside_unused, 0);
+    /* (2 x 800 B of weights used of the 3500 not kept: under half) the other model had not been
+     * used (a teacher run after the student): at least the kept copies' weights still, the rest
+     * not told (they had been costed as trained: trainable unknown) */
+    in.copies_freed = 800;
     recognize_run(&in, &r);
-    assert_int_equal(r.trainable, 0);
-    assert_int_equal(r.trainable_lower, 0);
+    assert_int_equal(r.trainable, 125);
+    assert_int_equal(r.trainable_lower, 1);
+    assert_int_equal(r.beside_unused, 1);
+    assert_non_null(strstr(r.trainable_where, "whether they train is not told"));
+    in.copies_freed = 0;
+    recognize_run(&in, &r);
+    assert_int_equal(r.beside_unused, 1);
     in.copies_freed = 1700, ir.v[INFER_frozen_blocks].known = 0;
     recognize_run(&in, &r);
     assert_int_equal(r.trainable, 0);

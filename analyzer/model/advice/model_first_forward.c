@@ -96,6 +96,9 @@ const char *model_forward_cut_words(const model_result *m, const run_facts *f)
  * uses); 0 when the run shows no autocast copy. */
 static double blocks_used(const model_result *m, const run_facts *f)
 {
+    if (m->rec.beside_unused) /* (the kept copies may be a share of the trained model's weights,
+                               * the unused model's are among the rest: no share is told) */
+        return 0;
     double own = trained_used(m, f);
     if (own >= 0)
         return own;

@@ -473,7 +473,17 @@ void model_frozen_beside(model_result *m, const run_facts *f)
      * program's own EMA copy of it (copy.deepcopy) has those sizes too */
     recog_feature *ema = &m->rec.feat[FEATURE_EMA];
     uint64_t near = tr / 50; /* (its size within 2 %: a U-Net's own EMA copy, buffers aside) */
-    if (ema->state == FEAT_UNKNOWN && ema->where[0] && (frozen + near < tr || frozen > tr + near))
+    if (ema->state == FEAT_UNKNOWN && ema->where[0] && (frozen + near < tr || frozen > tr + near) &&
+        m->rec.beside_unused) /* (not used before the error: frozen or not, not told) */
+        snprintf(ema->where, sizeof ema->where,
+                 "no code of an EMA of the weights ran (diffusers' EMAModel, timm's ModelEma, "
+                 "AveragedModel, torch_ema); beside the trained model's weights, a second "
+                 "model's blocks, not used before the error (frozen or trained: a teacher's, a "
+                 "reference model's; at most %.2f M elements)",
+                 (double)frozen / 1e6),
+            ema->state = FEAT_OFF;
+    else if (ema->state == FEAT_UNKNOWN && ema->where[0] &&
+             (frozen + near < tr || frozen > tr + near))
         snprintf(ema->where, sizeof ema->where,
                  "no code of an EMA of the weights ran (diffusers' EMAModel, timm's ModelEma, "
                  "AveragedModel, torch_ema); the weights that take no gradient are a second, "

@@ -24,6 +24,22 @@ static int frozen_beside(const recognize_input *in)
     return in->copies_freed <= UINT64_MAX / 4 && 4 * in->copies_freed >= rest;
 }
 
+/* unused_beside: before any backward, a second model's blocks beside the trained one's (infer.h's
+ * frozen_blocks: none of their sizes had a 16-bit copy kept) that the first forward had not used
+ * when it died (not frozen_beside: the copies it freed are not half of the weights whose copies
+ * were not kept): a teacher run after the student, out of memory in the student's forward.
+ * Nothing in the trace says yet whether they train; the trained weights are at least those whose
+ * copies were kept (a 91.63 M student beside its 735.10 M teacher, out of memory in its third
+ * block, had been told "42.47 M" trainable, or, where those were more than 1/16 of the weights,
+ * costed gradients and AdamW state of all 826.73 M) */
+static int unused_beside(const recognize_input *in)
+{
+    const infer_value *fz = in->inferred ? &in->inferred->v[INFER_frozen_blocks] : NULL;
+    uint64_t kept = in->trained_by_copies;
+    return fz && fz->known && fz->value > 0 && in->has_cat_peaks && !in->grad_peak &&
+           in->param_elem != 2 && kept && kept < in->param_bytes && !frozen_beside(in);
+}
+
 unsigned recognize_trainable(const recognize_input *in, run_recognition *out, unsigned e)
 {
     if (in->master_bytes >= 4) { /* (its state is theirs: fp32) */
@@ -45,6 +61,16 @@ unsigned recognize_trainable(const recognize_input *in, run_recognition *out, un
                  "(embeddings looked up, norms) are not told",
                  (long long)in->inferred->v[INFER_frozen_blocks].value, (double)used / 4e6,
                  (double)never / 4e6);
+    } else if (in->trained_by_copies >= e && unused_beside(in)) {
+        out->trainable = in->trained_by_copies / e;
+        out->trainable_lower = out->beside_unused = 1;
+        uint64_t rest = in->param_bytes - in->trained_by_copies;
+        snprintf(out->trainable_where, sizeof out->trainable_where,
+                 "at least: the weights whose 16-bit copies autocast kept at the out-of-memory "
+                 "error, before any backward (it keeps one for the backward only of a weight that "
+                 "needs a gradient); the %.2f M others, another model's %lld blocks beside them "
+                 "among them, had not been used: whether they train is not told",
+                 (double)rest / 4e6, (long long)in->inferred->v[INFER_frozen_blocks].value);
     } else if (in->has_cat_peaks && !in->grad_peak && in->trained_by_copies >= e &&
                in->trained_by_copies < in->param_bytes / 16) {
         /* no gradient yet (out of memory before the first backward), and a few of the weights
