@@ -9,7 +9,9 @@
 # student); the teacher is said not used before the error, neither frozen nor of a count exactly
 # ("a second, frozen model's (... 758.89 M elements", its 735.10 M), and no share of the blocks
 # used is claimed. Runs: --batch_size 48 (the formula's path) and the same program with its batch
-# flag renamed --rows at 40 (B not told: the measured breakdown's).
+# flag renamed --rows at 40 (B not told: the measured breakdown's). The formula's what-ifs, which
+# take that model as frozen and count nothing of its forward, are lower bounds (the largest
+# micro-batch "at most"; it had been "9" where 9 runs out of memory).
 set -u
 . "$ROOT/tests/sim_env.sh"
 P="$ROOT/tests/python/distill_frozen.py"
@@ -44,6 +46,8 @@ for name, path in (("oom", sys.argv[3]), ("rows", sys.argv[4])):
         want = int(state["grads" if k == "gradients" else "optimizer"])
         if not 0 < cat[k] <= want * 1.01:
             bad.append(f"{name}: predicted {k} {cat[k]}, the program's at batch 6 {want}")
+    if name == "oom" and j["prediction"].get("largest_batch_size_at_most") is not True:
+        bad.append(f"oom: the formula's what-ifs not lower bounds: largest {j['prediction']['largest_batch_size']}")
     e = rec["ema"]["where"]
     m = re.search(r"a second model's blocks, not used before the error \(frozen or trained: .*; at most ([0-9.]+) M elements\)", e)
     if not m or float(m.group(1)) < teacher / 1e6 - 0.005 or "frozen model's" in e:

@@ -101,6 +101,17 @@ void model_caught(model_result *m, const run_facts *f)
         m->lower_bounds = m->calib.lower = 1;
 }
 
+/* model_beside_unused: the formula's what-ifs beside a second model the first forward had not
+ * used when it died (recognize's beside_unused: a teacher run after the student) take that model
+ * as frozen and count nothing of its forward, not reached: lower bounds (said in the notes).
+ * Without a formula the first forward's note says so already. */
+void model_beside_unused(model_result *m, const run_facts *f)
+{
+    (void)f;
+    if (m->formula_ok && !m->shape.generic && m->rec.beside_unused)
+        m->lower_bounds = m->calib.lower = 1;
+}
+
 void model_measured_at_oom(model_result *m, const run_facts *f)
 {
     if (f->has_oom && f->oom_first_batch && cat_breakdown_total(&f->at_oom) > 0) {
@@ -177,6 +188,11 @@ void model_advice_notes(model_result *m, const run_facts *f)
                  (double)f->caught_ns / 1e9, (double)f->caught_request / 1048576.0);
         note(m, t);
     }
+    if (m->rec.beside_unused && !m->shape.generic && m->formula_ok)
+        note(m, "a second model beside the one trained had not been used when the run died in "
+                "its first forward (a teacher run after the student): its weights are taken as "
+                "frozen and its forward, not reached, is not counted, so the predictions are "
+                "lower bounds");
     if (m->calib.went_on_B) {
         char cap[48] = "";
         if (m->capacity)

@@ -38,6 +38,9 @@ void model_advice_notes(model_result *m, const run_facts *f);
  * which the program caught and went on from (f->caught_peak): what the pass would have made past
  * it is not measured, so the what-ifs are lower bounds (m->lower_bounds, calib.lower) */
 void model_caught(model_result *m, const run_facts *f);
+/* model_beside_unused: with the formula, beside a second model the first forward had not used
+ * when it died (run_recognition.beside_unused), the what-ifs are lower bounds */
+void model_beside_unused(model_result *m, const run_facts *f);
 
 /* model_measured_at_oom: the run's OOM came at a later attempt's batch than the first forward's
  * (f->oom_first_batch): what was live at it is the measurement the model explains */
