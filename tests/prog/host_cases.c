@@ -339,7 +339,16 @@ static int late_exit(int n)
     for (long i = 0; i < n; i++)
         if (pthread_create(&t, NULL, counting, (void *)i))
             return 23;
-    usleep(20000);
+    /* exit once the threads are under way (20 ms had been the wait: on a loaded machine they
+     * had not yet run, and the run counted no event at all), at most 10 s */
+    for (int w = 0; w < 10000; w++) {
+        unsigned long long made = 0;
+        for (long i = 0; i < n; i++)
+            made += atomic_load_explicit(&g_counts[i], memory_order_relaxed);
+        if (made > 2000 && w >= 20)
+            break;
+        usleep(1000);
+    }
     exit(0);
 }
 
