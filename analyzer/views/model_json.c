@@ -89,6 +89,8 @@ static void add_oom_json(cJSON *root, const model_result *m, const run_facts *f)
     cJSON_AddNumberToObject(oo, "allocator_cache_bytes", (double)f->oom_cache);
     cJSON_AddNumberToObject(oo, "outside_pytorch_bytes", (double)f->oom_outside);
     jsonw_add_c(oo, "phase", f->oom_phase ? f->oom_phase : "");
+    /* (the eval phase of a rollout is no evaluation: what the pass is, as the text says it) */
+    cJSON_AddBoolToObject(oo, "step_pass", f->oom_step_pass != 0);
     jsonw_add_c(oo, "site", f->oom_site ? f->oom_site : "");
     cJSON_AddBoolToObject(oo, "pytorch_retry", f->oom_pytorch_pattern != 0);
 }

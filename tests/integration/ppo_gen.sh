@@ -10,7 +10,8 @@
 #    rollout's sequences, made in its block, are no token batch, and B·T, H stayed unknown);
 #  - the generation batch's what-if changes what the steps train on (it had been "the training
 #    as it ran, its evaluation's results the same in more passes of fewer samples");
-#  - diff says the error's pass as the report does (it had been "(phase: eval)").
+#  - diff and JSON oom.step_pass say the error's pass as the report does (diff had said
+#    "(phase: eval)", the JSON "eval" alone).
 set -u
 . "$ROOT/tests/sim_env.sh"
 P="$ROOT/tests/python/ppo_gen.py"
@@ -50,6 +51,8 @@ grep -q "^  - generation batch 16 → " fits.txt &&
     grep -q "not the training as it ran: the steps train on that pass's outputs" fits.txt ||
     fail "fits: $(grep -A3 'batch 16 →' fits.txt)"
 grep -q "its evaluation's results" fits.txt && fail "fits: $(grep "its evaluation's results" fits.txt)"
+python3 -c 'import json, sys; sys.exit(json.load(open("oom.json"))["oom"]["step_pass"] is not True)' ||
+    fail "oom: JSON oom.step_pass not true of the rollout's error"
 "$VT" diff fits.vt oom.vt >d.txt 2>&1 || fail "diff failed: $(tail -n 2 d.txt)"
 grep -q "(phase: eval, a no-grad pass whose outputs the step uses: not an evaluation)" d.txt ||
     fail "diff: $(grep 'ran out of memory' d.txt)"
