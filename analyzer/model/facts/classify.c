@@ -187,9 +187,11 @@ static int r_fwd_temp(const classify_input *in)
 }
 static int r_eval_kept(const classify_input *in)
 {
-    /* made in a no-grad pass and freed after a backward began: what the training read from it
-     * (a PPO rollout's sequences and old log-probs, which the updates slice), not a spike of
-     * the pass (one alive at an out-of-memory error or at the end may be a spike still) */
+    /* made in a no-grad pass and freed after a backward began: what the program kept past it
+     * (a PPO rollout's sequences and old log-probs, which the updates slice; a Lightning
+     * validation's logged loss, 4 B, which no batch is: the rule cannot tell the pass's kind),
+     * not a spike of the pass (one alive at an out-of-memory error or at the end may be a
+     * spike still) */
     return TEN(in) && in->phase_alloc == PHASE_EVAL && in->freed && !in->cut_by_oom &&
            in->bwd_free > in->bwd_alloc;
 }
@@ -255,7 +257,8 @@ static int r_other(const classify_input *in)
     X(forward_temp, r_fwd_temp, TEMPORARIES, "allocated and freed within forward")                 \
     X(eval_kept, r_eval_kept, INPUTS,                                                              \
       "allocated under a no-grad pass (an evaluation, a rollout), freed after a backward began: "  \
-      "a batch the training read from it")                                                         \
+      "what the program kept past the pass (a rollout's sequences the updates read; an "           \
+      "evaluation's logged loss)")                                                                 \
     X(eval, r_eval, TEMPORARIES, "allocated under evaluation (no_grad): a spike, freed after it")  \
     X(compile, r_compile, TEMPORARIES, "allocated by torch.compile's warm-up (dynamo / inductor)") \
     X(other_tensor, r_other, TEMPORARIES, "a tensor of no phase above")
