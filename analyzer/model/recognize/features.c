@@ -195,11 +195,11 @@ static void recognize_ema(const recognize_input *in, int frames, run_recognition
         snprintf(msg, sizeof msg,
                  "not recognised: no code of a known EMA ran (diffusers' EMAModel, timm's "
                  "ModelEma, AveragedModel, torch_ema); %.1f MiB of weights take no gradient, "
-                 "%.0fx an fp32 copy of the %.2f M that do: besides any copy of them kept, "
+                 "%.*fx an fp32 copy of the %.2f M that do: besides any copy of them kept, "
                  "frozen weights (a teacher's, a reference model's, a backbone's), buffers "
                  "or more copies",
-                 (double)rest / 1048576.0, (double)rest / 4.0 / (double)out->trainable,
-                 (double)out->trainable / 1e6);
+                 (double)rest / 1048576.0, rest / 4 < out->trainable * 10 ? 1 : 0,
+                 (double)rest / 4.0 / (double)out->trainable, (double)out->trainable / 1e6);
         set(&out->feat[FEATURE_EMA], FEAT_UNKNOWN, msg);
     } else if (frames && room) { /* (a program's own EMA had been said "off") */
         snprintf(msg, sizeof msg,

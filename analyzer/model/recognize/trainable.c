@@ -36,8 +36,12 @@ static int unused_beside(const recognize_input *in)
 {
     const infer_value *fz = in->inferred ? &in->inferred->v[INFER_frozen_blocks] : NULL;
     uint64_t kept = in->trained_by_copies;
+    /* not where the weights hold a copy of themselves (weights_copy.h: an own EMA, a second
+     * encoder of the same shape): the kept copies' sizes count the copy's weights too (a U-Net
+     * beside its own EMA had been told "at least 134.93 M" of its 135.97 M, its EMA "off") */
     return fz && fz->known && fz->value > 0 && in->has_cat_peaks && !in->grad_peak &&
-           in->param_elem != 2 && kept && kept < in->param_bytes && !frozen_beside(in);
+           in->param_elem != 2 && kept && kept < in->param_bytes && !frozen_beside(in) &&
+           !in->copy_tensors;
 }
 
 unsigned recognize_trainable(const recognize_input *in, run_recognition *out, unsigned e)
