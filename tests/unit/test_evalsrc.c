@@ -313,6 +313,20 @@ static void test_rollout(void **state)
                            "            old = model(ids).log_softmax(-1)\n"),
                      2);
     assert_int_equal(g_lines[9], 1);
+    /* the rollout's own steps in an inner loop, the updates in the outer one's body before it */
+    assert_int_equal(lines("def main():\n"
+                           "    buf = []\n"
+                           "    for it in range(3):\n"
+                           "        model.train()\n"
+                           "        for seq in buf:\n"
+                           "            (reward(seq) * model(seq)).mean().backward()\n"
+                           "        buf = []\n"
+                           "        for t in range(8):\n"
+                           "            model.eval()\n"
+                           "            with torch.no_grad():\n"
+                           "                buf.append(model.generate(p))\n"),
+                     1);
+    assert_int_equal(g_lines[11], 2);
     /* the same block whose outputs the updates never read: the step's forward still, 0 */
     assert_int_equal(lines("def main():\n"
                            "    for it in range(2):\n"

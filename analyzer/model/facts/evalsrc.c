@@ -308,16 +308,16 @@ static int inline_eval(const scan *s, size_t w)
      * rollout, then its updates: that pass had been read as the training's forward) */
     if (backward(s, e, fe) && evalsrc_feeds_backward(c, s->L, w, one, e, fe, w))
         return 2;
-    /* or the next iteration's steps train on it: a loop around it (in the function) whose body
-     * before it has a backward that reads what it bound (a rollout collected at the end of the
-     * loop's body for the next iteration's updates had been an evaluation) */
-    size_t lp = s->par[w];
-    while (lp != n && lp != f && !starts(c, &s->L[lp], "for ") &&
-           !starts(c, &s->L[lp], "async for ") && !starts(c, &s->L[lp], "while "))
-        lp = s->par[lp];
-    if (lp != n && lp != f && backward(s, lp + 1, w) &&
-        evalsrc_feeds_backward(c, s->L, w, one, e, s->end[lp], lp + 1))
-        return 2;
+    /* or the next iteration's steps train on it: a loop around it (in the function; an outer
+     * one too, the rollout's own steps in an inner loop) whose body before it has a backward that
+     * reads what it bound (a rollout collected at the end of the loop's body for the next
+     * iteration's updates had been an evaluation) */
+    for (size_t lp = s->par[w]; lp != n && lp != f; lp = s->par[lp])
+        if ((starts(c, &s->L[lp], "for ") || starts(c, &s->L[lp], "async for ") ||
+             starts(c, &s->L[lp], "while ")) &&
+            backward(s, lp + 1, w) &&
+            evalsrc_feeds_backward(c, s->L, w, one, e, s->end[lp], lp + 1))
+            return 2;
     /* else, a backward after it in the block around it: the step's (a forward before it) */
     return backward(s, e, pe) ? 0 : 1;
 }
