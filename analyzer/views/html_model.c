@@ -343,9 +343,9 @@ static void formula_head(FILE *out, const model_result *m)
                 m->params_trace / 1e6, formula_params_exact(s) / 1e6,
                 formula_params_words(s, words, sizeof words),
                 !m->frozen_params      ? ""
-                : m->rec.beside_unused ? "; a second model's weights beside the one trained, not "
-                                         "used before the error (taken as frozen), are added to "
-                                         "the formula's parameters"
+                : m->rec.beside_unused ? "; a second model's weights beside the one trained, "
+                                         "mostly not cast by autocast before the error (taken "
+                                         "as frozen), are added to the formula's parameters"
                                        : "; a frozen model's weights beside the one trained are "
                                          "added to the formula's parameters");
     else if (m->cfg.program == PROG_NANOGPT)

@@ -82,8 +82,9 @@ static void print_formula(FILE *out, const model_result *m)
     char frozen[200] = "", words[160];
     if (m->frozen_params && m->rec.beside_unused) /* (frozen or not: not told) */
         snprintf(frozen, sizeof frozen,
-                 "; %.2f M of the trace's, a second model's not used before the error (taken as "
-                 "frozen) and any weights the formula's blocks lack, added to its parameters",
+                 "; %.2f M of the trace's, a second model's mostly not cast by autocast before "
+                 "the error (taken as frozen) and any weights the formula's blocks lack, added to "
+                 "its parameters",
                  m->frozen_params / 1e6);
     else if (m->frozen_params)
         snprintf(frozen, sizeof frozen,

@@ -6,9 +6,9 @@
 # lower bound, and the predicted gradients and optimizer state are at most the student's that the
 # program measures at a batch that fits (the teacher's had been costed: 3.31 / 6.61 GB with B not
 # told, for 0.37 / 0.73; told B, the trainable count "42.47 M" said exactly of a 91.63 M
-# student); the teacher is said not used before the error, neither frozen nor of a count exactly
-# ("a second, frozen model's (... 758.89 M elements", its 735.10 M), and no share of the blocks
-# used is claimed. Runs: --batch_size 48 (the formula's path) and the same program with its batch
+# student); the teacher is said mostly not cast by autocast before the error, neither frozen nor
+# of a count exactly ("a second, frozen model's (... 758.89 M elements", its 735.10 M), and no
+# share of the blocks used is claimed. Runs: --batch_size 48 (the formula's path) and the same program with its batch
 # flag renamed --rows at 40 (B not told: the measured breakdown's). The formula's what-ifs, which
 # take that model as frozen and count nothing of its forward, are lower bounds (the largest
 # micro-batch "at most"; it had been "9" where 9 runs out of memory).
@@ -49,7 +49,7 @@ for name, path in (("oom", sys.argv[3]), ("rows", sys.argv[4])):
     if name == "oom" and j["prediction"].get("largest_batch_size_at_most") is not True:
         bad.append(f"oom: the formula's what-ifs not lower bounds: largest {j['prediction']['largest_batch_size']}")
     e = rec["ema"]["where"]
-    m = re.search(r"a second model's blocks, not used before the error \(frozen or trained: .*; at most ([0-9.]+) M elements\)", e)
+    m = re.search(r"a second model's blocks, mostly not cast by autocast before the error \(frozen or trained: .*; at most ([0-9.]+) M elements\)", e)
     if not m or float(m.group(1)) < teacher / 1e6 - 0.005 or "frozen model's" in e:
         bad.append(f"{name}: EMA {e}, the teacher's {teacher}")
 for b in bad:

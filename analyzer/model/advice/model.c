@@ -456,7 +456,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     m->calib.unstepped = m->cut_unstepped;
     model_cut_unstepped(m, f); /* (lower bounds where no formula tells the rest of the step) */
     model_caught(m, f);        /* (lower bounds: its peak's pass cut short by a caught OOM) */
-    model_beside_unused(m, f); /* (lower bounds: a second model not used yet) */
+    model_beside_unused(m, f); /* (lower bounds: a second model mostly not cast yet) */
     m->calib.weights_exact = f->tensor_mode; /* segments mix weights with other tensors */
     m->calib.grads_kept = !strcmp(m->rec.loop, "lightning"); /* (zero_grad after the forward) */
     if (f->has_at_step && m->calib.calibrated && !m->calib.global)

@@ -189,10 +189,10 @@ void model_advice_notes(model_result *m, const run_facts *f)
         note(m, t);
     }
     if (m->rec.beside_unused && !m->shape.generic && m->formula_ok)
-        note(m, "a second model beside the one trained had not been used when the run died in "
-                "its first forward (a teacher run after the student): its weights are taken as "
-                "frozen and its forward, not reached, is not counted, so the predictions are "
-                "lower bounds");
+        note(m, "a second model beside the one trained had mostly not been cast by autocast "
+                "when the run died in its first forward (as a teacher run after the student): "
+                "its weights are taken as frozen and what its forward adds is not counted, so "
+                "the predictions are lower bounds");
     if (m->calib.went_on_B) {
         char cap[48] = "";
         if (m->capacity)
@@ -490,12 +490,12 @@ void model_frozen_beside(model_result *m, const run_facts *f)
     recog_feature *ema = &m->rec.feat[FEATURE_EMA];
     uint64_t near = tr / 50; /* (its size within 2 %: a U-Net's own EMA copy, buffers aside) */
     if (ema->state == FEAT_UNKNOWN && ema->where[0] && (frozen + near < tr || frozen > tr + near) &&
-        m->rec.beside_unused) /* (not used before the error: frozen or not, not told) */
+        m->rec.beside_unused) /* (mostly not cast yet: frozen or not, not told) */
         snprintf(ema->where, sizeof ema->where,
                  "no code of an EMA of the weights ran (diffusers' EMAModel, timm's ModelEma, "
                  "AveragedModel, torch_ema); beside the trained model's weights, a second "
-                 "model's blocks, not used before the error (frozen or trained: a teacher's, a "
-                 "reference model's; at most %.2f M elements)",
+                 "model's blocks, mostly not cast by autocast before the error (frozen or "
+                 "trained: a teacher's, a reference model's; at most %.2f M elements)",
                  (double)frozen / 1e6),
             ema->state = FEAT_OFF;
     else if (ema->state == FEAT_UNKNOWN && ema->where[0] &&

@@ -71,9 +71,10 @@ unsigned recognize_trainable(const recognize_input *in, run_recognition *out, un
         uint64_t rest = in->param_bytes - in->trained_by_copies;
         snprintf(out->trainable_where, sizeof out->trainable_where,
                  "at least: the weights whose 16-bit copies autocast kept at the out-of-memory "
-                 "error, before any backward (it keeps one for the backward only of a weight that "
-                 "needs a gradient); the %.2f M others, another model's %lld blocks beside them "
-                 "among them, had not been used: whether they train is not told",
+                 "error, before any backward (it keeps one only of a weight that needs a "
+                 "gradient); the %.2f M others, another model's %lld blocks beside them among "
+                 "them, too few of whose copies were freed to tell them frozen (mostly not cast "
+                 "by autocast before the error): whether they train is not told",
                  (double)rest / 4e6, (long long)in->inferred->v[INFER_frozen_blocks].value);
     } else if (in->has_cat_peaks && !in->grad_peak && in->trained_by_copies >= e &&
                in->trained_by_copies < in->param_bytes / 16) {
