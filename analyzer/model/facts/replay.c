@@ -228,21 +228,11 @@ static inline __attribute__((always_inline)) void apply_one(state *s, int is_all
 {
     uint8_t loss = 0, ph;
     if (is_alloc) {
-        uint32_t bwd0 = s->bwd, iter0 = s->iter;
-        int sized0 = s->vocab_done;
+        s->news = 0; /* (its bits set where they change: one test after, not three counters
+                      * read before and after) */
         ph = replay_phase_event(s, ev, 1, &loss);
-        /* what the waiting allocations' categories may depend on changed (replay_cats.c): the
-         * parameters' sizes and the vocabulary are final, a backward pass or a step began */
-        int moved = s->bwd != bwd0 || s->iter != iter0;
-        if (s->vocab_done != sized0)
-            replay_cats_keys_changed(s);
-        else if (moved)
-            replay_cats_changed(s);
-        if (__builtin_expect(moved, 0) && ot->pending) {
-            replay_oom_caught(s, ot); /* the program went on from it */
-            if (s->iter == iter0) /* (the passes before: the attempt it cut short, not this A) */
-                s->bwd_at_step = s->bwd - 1;
-        }
+        if (__builtin_expect(s->news != 0, 0))
+            replay_oom_news(s, ot);
     } else {
         ph = replay_phase_free(s, ev); /* a free changes no counter */
     }

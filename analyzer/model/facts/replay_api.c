@@ -167,6 +167,23 @@ void replay_oom_caught(state *s, oom_track *ot)
     replay_oom_restore(s, ot);
 }
 
+void replay_oom_news(state *s, oom_track *ot)
+{
+    /* what the waiting allocations' categories may depend on changed (replay_cats.c): the
+     * parameters' sizes and the vocabulary are final, a backward pass or a step began */
+    int moved = (s->news & (REPLAY_NEWS_BWD | REPLAY_NEWS_ITER)) != 0;
+    if (s->news & REPLAY_NEWS_VOCAB)
+        replay_cats_keys_changed(s);
+    else if (moved)
+        replay_cats_changed(s);
+    if (!moved || !ot->pending)
+        return;
+    replay_oom_caught(s, ot); /* the program went on from it */
+    /* (the passes before: the attempt it cut short, not this A) */
+    if (!(s->news & REPLAY_NEWS_ITER))
+        s->bwd_at_step = s->bwd - 1;
+}
+
 void replay_oom_end(state *s, oom_track *ot)
 {
     if (ot->pending && ot->tentative) { /* (the run's OOM: its snapshot, taken when it began) */

@@ -73,6 +73,9 @@ typedef struct went_on_window {
 int replay_special_alloc(state *s, const reader_event *ev, oom_track *ot, uint8_t ph);
 /* replay_oom_caught: pending OOM ot caught, counted once; still has_oom's (replay.h oom_caught) */
 void replay_oom_caught(state *s, oom_track *ot);
+/* replay_oom_news: an allocation's phase began what s->news says (a backward pass, a step, the
+ * vocabulary fixed): the categories waiting are looked at again; a pending OOM was caught */
+void replay_oom_news(state *s, oom_track *ot);
 /* replay_oom_restore: ot recovered (a request as large succeeded) or was caught: the caught one
  * before it, if ot was tentative, is the run's OOM again; replay_oom_end: the trace ended */
 void replay_oom_restore(state *s, oom_track *ot);

@@ -18,6 +18,7 @@ static int bt_cmp(const void *a, const void *b)
 
 void replay_bwd_begin(state *s)
 {
+    s->news |= REPLAY_NEWS_BWD; /* (s->bwd just went up) */
     s->bwd_event = s->event;
     if (s->bt[0].ok) { /* the pass it recorded is over, whole: the one to learn from now */
         struct bwd_temps t = s->bt[1];

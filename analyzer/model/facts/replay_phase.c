@@ -135,6 +135,7 @@ const struct stack_fx *replay_facts_slow(state *s, uint32_t id)
 
 void replay_phase_vocab(state *s)
 {
+    s->news |= s->vocab_done ? 0 : REPLAY_NEWS_VOCAB;
     s->vocab_done = 1;
     s->vocab = classify_vocab(s->init_sizes, s->ninit);
     s->r->vocab = s->vocab;
@@ -166,6 +167,7 @@ int replay_phase_step(state *s)
     if (!d && s->bwd && !cut)
         return 0;
     s->iter++;
+    s->news |= REPLAY_NEWS_ITER;
     s->bwd_at_step = s->bwd;
     if (s->step_event && !cut && s->event - s->step_event > s->step_events_max)
         s->step_events_max = s->event - s->step_event;

@@ -19,6 +19,7 @@
 /* L_INNER: a tensor of PyTorch's caching allocator (its tracker, layer 3), inside a segment
  * that L_SEGMENT already counts: allocated, never reserved a second time. */
 enum level { L_NONE, L_TENSOR, L_SEGMENT, L_OTHER, L_INNER };
+enum { REPLAY_NEWS_BWD = 1, REPLAY_NEWS_ITER = 2, REPLAY_NEWS_VOCAB = 4 }; /* state.news */
 /* the snapshots whose allocations freed after their moment the replay keeps (state.kept) */
 enum { KEPT_PEAK, KEPT_TENSORS, KEPT_STEP };
 
@@ -126,7 +127,8 @@ typedef struct state {
         uint32_t key;
     } kmemo[64];
     uint64_t event;
-    uint64_t hash;        /* livemap_mix of the event being applied (run_pass computed it) */
+    unsigned news; /* REPLAY_NEWS_*: what an allocation's phase began (replay.c's apply_one) */
+    uint64_t hash; /* livemap_mix of the event being applied (run_pass computed it) */
     uint16_t apinfo[256]; /* by API id: AP_* */
     unsigned levels_seen; /* 1 << level of each level an allocation had */
     /* allocations freed after one of the three snapshots' current moments (the process peak,
