@@ -31,7 +31,8 @@ static inline uint8_t cast_flags(state *s, uint8_t loss, uint8_t ph, uint64_t si
  * special: an API with more to it than that (apinfo's AP_SPECIAL) or a failed call. */
 static inline __attribute__((always_inline)) void apply_alloc(state *s, const reader_event *ev,
                                                               oom_track *ot, unsigned info,
-                                                              uint8_t ph, uint8_t loss)
+                                                              uint8_t ph, uint8_t loss,
+                                                              const int tl_on)
 {
     replay_result *r = s->r;
     int lvl = AP_LEVEL(info);
@@ -75,7 +76,7 @@ static inline __attribute__((always_inline)) void apply_alloc(state *s, const re
     if (replaced) { /* its free was not seen: it ends here, the new one takes its place */
         if (__builtin_expect(s->kv_on, 0) && (e->level == L_TENSOR || e->level == L_INNER))
             replay_kv_free(s, e, 0);
-        if (r->tl && e->level == L_TENSOR) /* (a join's too: the old one is gone) */
+        if (tl_on && e->level == L_TENSOR) /* (a join's too: the old one is gone) */
             timeline_freed(r->tl, ev, e->size, 1, e->device);
         replay_snap_retire(s, e, ph, ot->pending, ev->time_ns);
     }
@@ -95,7 +96,7 @@ static inline __attribute__((always_inline)) void apply_alloc(state *s, const re
                          .level = (uint8_t)lvl};
     if (__builtin_expect(s->again != NULL, 0) && ev->api == VT_API_torchAlloc)
         replay_again_alloc(s, e); /* (a step's tensors, to take it again) */
-    if (__builtin_expect(r->tl != NULL, 0) && lvl == L_TENSOR && !s->joining)
+    if (__builtin_expect(tl_on, 0) && lvl == L_TENSOR && !s->joining)
         timeline_stream_made(r->tl, ev);
     if (ph == PHASE_INIT && (lvl == L_TENSOR || lvl == L_INNER) && !(loss & EF_INPUT)) {
         replay_phase_half_add(s, ev->size / 2); /* a parameter: its 16-bit copy is half as big */
@@ -134,7 +135,8 @@ static inline __attribute__((always_inline)) void apply_alloc(state *s, const re
  * run_pass last saw its index slot; blk: a tensor's block to free too (replay_track_blocks). */
 static inline __attribute__((always_inline)) void apply_free(state *s, const reader_event *ev,
                                                              oom_track *ot, unsigned info,
-                                                             uint8_t ph, uint64_t slot, int blk)
+                                                             uint8_t ph, uint64_t slot, int blk,
+                                                             const int tl_on)
 {
     replay_result *r = s->r;
     unsigned space = AP_SPACE(info);
@@ -197,7 +199,7 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
                 r->phase_peak[PHASE_OPTIMIZER] = proc, r->phase_peak_event[PHASE_OPTIMIZER] = 0;
         }
     }
-    if (r->tl)
+    if (tl_on)
         timeline_freed(r->tl, ev, e->size, e->level == L_TENSOR, e->device); /* (a join's too) */
     if (__builtin_expect(s->kv_on, 0) && (e->level == L_TENSOR || e->level == L_INNER))
         replay_kv_free(s, e, ev->backward);
@@ -222,9 +224,12 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
     livemap_del_found(&s->live, e); /* (found above: nothing since put or deleted) */
 }
 
+/* apply_one: one event (tl_on: the run draws a timeline, s->r->tl; a constant where the pass is
+ * inline, which is compiled once with it and once without: run_pass) */
 static inline __attribute__((always_inline)) void apply_one(state *s, int is_alloc,
                                                             const reader_event *ev, oom_track *ot,
-                                                            unsigned info, uint64_t slot)
+                                                            unsigned info, uint64_t slot,
+                                                            const int tl_on)
 {
     uint8_t loss = 0, ph;
     if (is_alloc) {
@@ -237,13 +242,13 @@ static inline __attribute__((always_inline)) void apply_one(state *s, int is_all
         ph = replay_phase_free(s, ev); /* a free changes no counter */
     }
     int blk = __builtin_expect(info & AP_SPECIAL, 0) && replay_track_blocks(s, is_alloc, ev);
-    int tl = __builtin_expect(s->r->tl != NULL, 0) && !s->joining; /* (a join: no phase's) */
+    int tl = __builtin_expect(tl_on, 0) && !s->joining; /* (a join: no phase's) */
     if (is_alloc) {
         if (tl)
             timeline_event(s->r->tl, ev, 1, ph, s->iter);
-        apply_alloc(s, ev, ot, info, ph, loss);
+        apply_alloc(s, ev, ot, info, ph, loss, tl_on);
     } else {
-        apply_free(s, ev, ot, info, ph, slot, blk);
+        apply_free(s, ev, ot, info, ph, slot, blk, tl_on);
         if (tl)
             replay_timeline_free(s, ev, ph);
     }
@@ -252,7 +257,7 @@ static inline __attribute__((always_inline)) void apply_one(state *s, int is_all
 static __attribute__((noinline)) void apply_one_call(state *s, int is_alloc, const reader_event *ev,
                                                      oom_track *ot, unsigned info, uint64_t slot)
 {
-    apply_one(s, is_alloc, ev, ot, info, slot);
+    apply_one(s, is_alloc, ev, ot, info, slot, s->r->tl != NULL);
 }
 
 /* apply_special: an event of an API with more to it (AP_SPECIAL; seg: its blocks_hint). A
@@ -283,10 +288,9 @@ static __attribute__((noinline)) int apply_vmm(state *s, int is_alloc, const rea
     return 1;
 }
 
-static inline __attribute__((always_inline)) void apply_special(state *s, int is_alloc,
-                                                                const reader_event *ev,
-                                                                oom_track *ot, unsigned info,
-                                                                uint64_t slot, size_t seg)
+static inline __attribute__((always_inline)) void
+apply_special(state *s, int is_alloc, const reader_event *ev, oom_track *ot, unsigned info,
+              uint64_t slot, size_t seg, const int tl_on)
 {
     blocks_hint(&s->blocks, seg);
     _Static_assert(VT_API_cuMemRelease == VT_API_cuMemCreate + 1 &&
@@ -296,36 +300,36 @@ static inline __attribute__((always_inline)) void apply_special(state *s, int is
     if (__builtin_expect((unsigned)ev->api - VT_API_cuMemCreate <= 3u, 0) &&
         !apply_vmm(s, is_alloc, ev, ot))
         return;
-    apply_one(s, is_alloc, ev, ot, info, slot);
+    apply_one(s, is_alloc, ev, ot, info, slot, tl_on);
 }
 
 /* apply_event: one event (its api's apinfo, the index slot run_pass saw it at, its segment). */
 static inline __attribute__((always_inline)) void apply_event(state *s, int is_alloc,
                                                               const reader_event *ev, oom_track *ot,
                                                               unsigned info, uint64_t slot,
-                                                              size_t seg)
+                                                              size_t seg, const int tl_on)
 {
     if (__builtin_expect(!(info & AP_SPECIAL), 1))
-        apply_one(s, is_alloc, ev, ot, info, slot);
+        apply_one(s, is_alloc, ev, ot, info, slot, tl_on);
     else
-        apply_special(s, is_alloc, ev, ot, info, slot, seg);
+        apply_special(s, is_alloc, ev, ot, info, slot, seg, tl_on);
 }
 
 /* drain: the oldest event of the ring applied, then the sweep (inline where the ring is full,
  * once an event: no call and its saved registers; drain_call where the ring empties) */
 static inline __attribute__((always_inline)) void drain(state *s, const struct pending *p,
-                                                        oom_track *ot)
+                                                        oom_track *ot, const int tl_on)
 {
     s->event = p->event;
     s->hash = p->hash;
     s->joining = p->join;
-    apply_event(s, p->is_alloc, &p->ev, ot, p->info, p->slot, p->seg);
+    apply_event(s, p->is_alloc, &p->ev, ot, p->info, p->slot, p->seg, tl_on);
     replay_cats_sweep(s);
 }
 
 static __attribute__((noinline)) void drain_call(state *s, const struct pending *p, oom_track *ot)
 {
-    drain(s, p, ot);
+    drain(s, p, ot, s->r->tl != NULL);
 }
 
 /* replay_small: the live set's index and PyTorch's segments so few that they stay in cache: an
@@ -338,7 +342,11 @@ static inline int replay_small(const state *s)
     return s->live.cap < REPLAY_SMALL_SLOTS && !blocks_many_segs(&s->blocks);
 }
 
-static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errlen)
+/* run_pass_tl: run_pass, tl_on whether the run draws a timeline (s->r->tl, set for the whole
+ * pass): a constant, the pass compiled once with it and once without, a report's with none of
+ * the timeline's tests at each event (5 instructions an event fewer) */
+static inline __attribute__((always_inline)) int
+run_pass_tl(state *s, reader *rd, oom_track *ot, char *err, size_t errlen, const int tl_on)
 {
     replay_result *r = s->r;
     memset(s->level, 0, sizeof s->level);
@@ -372,7 +380,7 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
         if (got.type == VT_REC_ALLOC || got.type == VT_REC_FREE) {
             take(s, p, &got, ++seq);
             if (!ahead && replay_small(s)) { /* applied now: nothing to fetch ahead */
-                drain(s, p, ot);
+                drain(s, p, ot, tl_on);
                 continue;
             }
             ahead = 1, count++;
@@ -384,7 +392,7 @@ static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errle
              * instructions an event fewer than the loop's general way, on vtgen's three modes) */
             for (;;) {
                 p = &ring[head];
-                drain(s, p, ot);
+                drain(s, p, ot, tl_on);
                 head = (head + 1) % RING;
                 if (!reader_next_event(rd, &got, &p->ev)) {
                     count--;
@@ -458,6 +466,12 @@ end:
         return VT_EXIT_MALFORMED;
     }
     return 0;
+}
+
+static int run_pass(state *s, reader *rd, oom_track *ot, char *err, size_t errlen)
+{
+    return s->r->tl ? run_pass_tl(s, rd, ot, err, errlen, 1)
+                    : run_pass_tl(s, rd, ot, err, errlen, 0);
 }
 
 /* replay_reader: the replay of rd (NULL: it could not be opened, err says why), closed after. */
