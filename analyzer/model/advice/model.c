@@ -224,12 +224,11 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
         return;
     }
     s->generic = 1;
-    const char *bflags = c->batch_unplaced[0] ? c->batch_unplaced : c->v[CFG_batch_size].unplaced;
-    if (missing && !config_known(c, CFG_batch_size) && bflags[0])
+    if (missing && !config_known(c, CFG_batch_size) && config_batch_flags(c)[0])
         snprintf(m->formula_why, sizeof m->formula_why,
                  "%s: the transformer formula needs the micro-batch B, which neither the trace "
                  "nor the program's batch flags (%s) tell",
-                 words, bflags);
+                 words, config_batch_flags(c));
     else if (missing)
         snprintf(m->formula_why, sizeof m->formula_why,
                  "%s: the transformer formula needs %s, which neither the program nor the trace "

@@ -411,6 +411,11 @@ config_type config_key_type(config_key k)
     return (unsigned)k < CFG_COUNT ? keys[k].type : CONFIG_STR;
 }
 
+const char *config_batch_flags(const nano_config *c)
+{
+    return c->batch_unplaced[0] ? c->batch_unplaced : c->v[CFG_batch_size].unplaced;
+}
+
 const char *config_unknown_text(const nano_config *c, config_key k, char *buf, size_t n)
 {
     const config_value *v = (unsigned)k < CFG_COUNT ? &c->v[k] : NULL;

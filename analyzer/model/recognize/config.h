@@ -254,6 +254,10 @@ int config_known(const nano_config *c, config_key k);
  * is never the one discarded: callers drop the other, see model.c). Returns 0 or -1 with err. */
 int config_validate(const nano_config *c, char *err, size_t errlen);
 
+/* config_batch_flags: the program's flags that may set an unknown micro-batch, none of them read
+ * as it: the command line's with "batch" in their names (batch_unplaced), else the recorded
+ * script's whose names say a batch or a cap on its tokens (its unplaced list); "" when none */
+const char *config_batch_flags(const nano_config *c);
 /* config_unknown_text: why key k is unknown, as the views say it after "unknown": "neither the
  * command line nor the trace gives it", or, where the trace recorded the script whose flags were
  * read, that its flag was not given and has no number for a default (default=None), or that no
