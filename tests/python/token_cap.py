@@ -7,7 +7,7 @@ places on a key: batches are made by a TOKEN BUDGET, --max-tokens (frames per ba
 buckets: a step's batch holds max_tokens // T utterances of T frames, so B and T change from step
 to step; --update-freq is fairseq's gradient accumulation. fp32, AdamW. Prints its own facts:
 "facts: max_tokens=M update_freq=U encoder_layers=L encoder_embed_dim=d batches=BxT,BxT,BxT".
-Used by tests/integration/flags_unplaced.sh."""
+Used by tests/integration/flags_unplaced.sh and conv_stem.sh."""
 import argparse
 import os
 import sys

@@ -175,7 +175,9 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
     else if (!config_known(c, CFG_batch_size))
         missing = "the micro-batch B";
     else if (!config_known(c, CFG_block_size))
-        missing = fam == FAM_VISION_TRANSFORMER ? "the patch tokens T" : "the sequence length T";
+        missing = fam != FAM_VISION_TRANSFORMER ? "the sequence length T"
+                  : r->conv_stem                ? "the tokens T"
+                                                : "the patch tokens T";
     else if (!config_known(c, CFG_n_layer))
         missing = "the number of blocks L";
     else if (!config_known(c, CFG_n_embd))

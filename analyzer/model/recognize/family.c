@@ -28,6 +28,9 @@ const char *family_words(model_family f)
 }
 const char *family_text(const run_recognition *r)
 {
+    if (r->family == FAM_VISION_TRANSFORMER && r->conv_stem)
+        return "a transformer with a convolutional input stem (a vision transformer's patches "
+               "or an audio encoder's subsampled frames: the trace does not tell which)";
     if (r->family_by_sizes && r->family == FAM_DECODER)
         return r->lm_head > 0 ? "a transformer language model (a decoder or an encoder: the "
                                 "tensor sizes do not tell)"
@@ -209,15 +212,21 @@ static int patch_conv(const recognize_input *in, const char *layer, const char *
         snprintf(share, sizeof share, "%.1f %%",
                  100.0 * (double)in->conv_act_bytes / (double)in->act_bytes);
     out->family = FAM_VISION_TRANSFORMER;
+    const infer_result *ir = in->inferred; /* (an image batch, a patch grid: a vision model's) */
+    out->conv_stem =
+        !ir || (!ir->v[INFER_image_size].known && !ir->v[INFER_token_dtype_bytes].known);
     snprintf(out->family_where, sizeof out->family_where,
              "attention kernels ran; the %.40s layers (torch's conv.py%s%.120s) made %s of the "
-             "activations live %.40s: a convolution at the input (a patch embedding), not the "
-             "layers of a convolutional network",
+             "activations live %.40s: a convolution at the input (%s), not the layers of a "
+             "convolutional network",
              layer,
              !own               ? ""
              : strchr(own, ',') ? ", called in the program's own modules "
                                 : ", called in the program's own module ",
-             own ? own : "", share, in->act_at ? in->act_at : "at the peak");
+             own ? own : "", share, in->act_at ? in->act_at : "at the peak",
+             out->conv_stem ? "a patch embedding or a subsampling of frames: no image batch and "
+                              "no patch grid's position embedding seen"
+                            : "a patch embedding");
     return 1;
 }
 
@@ -326,7 +335,7 @@ static void family_of(const recognize_input *in, run_recognition *out)
     size_t pos = 0;
     out->python_frames = t && tables_code_next(t, &pos) != NULL;
     out->family = FAM_UNKNOWN;
-    out->family_by_sizes = 0;
+    out->family_by_sizes = out->conv_stem = 0;
     out->family_where[0] = out->model_class[0] = '\0';
     /* GPT.forward (with torch.compile the blocks' frames are fused away: the model's own
      * forward is what stays on the stacks) */

@@ -160,6 +160,12 @@ typedef struct run_recognition {
     char family_where[512];
     int family_by_sizes; /* 1: the family is from the tensor sizes alone (no frame names the model):
                           * a transformer language model, decoder or encoder not told */
+    /* 1: a transformer told by a convolution at its input alone (family.c patch_conv), with
+     * neither an image batch nor a patch grid's position embedding in the trace: a vision
+     * transformer's patch embedding, or an audio encoder's subsampling of its frames (fairseq's
+     * speech_to_text, ESPnet, Whisper), not told (family_text says so; FAM_VISION_TRANSFORMER's
+     * formula and unknown vocabulary still apply) */
+    int conv_stem;
     /* the model ends in an output layer over its vocabulary, making B·T×V logits: 1 (the trace
      * shows them, or a recognized language model's class and nothing against it), -1 (its first
      * forward ended with none: INFER_lm_logits), 0 not known (no vocabulary, or the sizes alone
