@@ -324,6 +324,12 @@ void html_advice(FILE *out, const report_ctx *c)
             html_esc(out, why);
             fputs(".</p>\n", out);
         }
+    } else if (m->capacity && config_batch_flags(&m->cfg)[0]) { /* (--max-tokens: not read) */
+        fputs("<p>The micro-batch is not known: no what-if of it, nor of the flags that may set "
+              "it (",
+              out);
+        html_esc(out, config_batch_flags(&m->cfg));
+        fputs("), which vramtrace does not read.</p>\n", out);
     } else if (m->capacity)
         fputs("<p>The micro-batch is not known: no what-if of it.</p>\n", out);
     fputs("</section>\n", out);

@@ -285,6 +285,12 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
             fprintf(out, "      %s\n",
                     model_next_cache_text(m->next_cache, m->largest_batch, m->next_cache_most, why,
                                           sizeof why));
+    } else if (m->capacity && config_batch_flags(&m->cfg)[0]) { /* (--max-tokens: not read) */
+        fputs("  the micro-batch is not known: no what-if of it, nor of the flags that may set it "
+              "(",
+              out);
+        escape_term_fputs(out, config_batch_flags(&m->cfg), strlen(config_batch_flags(&m->cfg)));
+        fputs("), which vramtrace does not read\n", out);
     } else if (m->capacity)
         fprintf(out, "  the micro-batch is not known: no what-if of it\n");
 }

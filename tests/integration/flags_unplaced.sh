@@ -5,7 +5,9 @@
 # unknown micro-batch, layers and width each "the command line does not give it, and no flag of
 # the recorded token_cap.py sets it"; now each row names the flag (its value on the command line,
 # or its default), the micro-batch's says a token cap makes B change with the length, and so do
-# the report's JSON (config.KEY.unplaced) and predict --from (the trace and the JSON).
+# the report's JSON (config.KEY.unplaced) and predict --from (the trace and the JSON); its advice
+# (text and HTML), which had said only "the micro-batch is not known: no what-if of it", says
+# that the flag is not read either (no what-if of --max-tokens is made).
 # tests/python/own_llama_nopos.py with its --accum renamed --accum_iter (MAE's and DeiT's
 # spelling), run out of memory before its first backward, had "accumulation steps A unknown ...
 # no flag ... sets it" and "change: --micro_batch_size 4 (code change besides: ...;
@@ -34,6 +36,11 @@ for k in "micro-batch B" "layers L" "width d"; do
 done
 grep -q "^formula: not applied\..*nor the program's batch flags (--max-tokens ($mt on the command line" t.txt ||
     fail "formula: $(grep '^formula' t.txt)"
+grep -qxF "  the micro-batch is not known: no what-if of it, nor of the flags that may set it (--max-tokens ($mt on the command line; a cap on tokens by its name)), which vramtrace does not read" t.txt ||
+    fail "advice: $(grep 'micro-batch is not known' t.txt)"
+"$VT" report --html t.html t.vt >/dev/null 2>&1 || fail "report --html failed"
+grep -qF "no what-if of it, nor of the flags that may set it (--max-tokens ($mt on the command line;" t.html ||
+    fail "HTML: $(grep -o 'The micro-batch is not known[^<]*' t.html)"
 python3 -c "
 import json, sys
 c = json.load(open(sys.argv[1]))['config']
