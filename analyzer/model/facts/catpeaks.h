@@ -88,17 +88,25 @@ void catpeaks_init(catpeaks *cp, timeline *tl);
 int catpeaks_grow(catpeaks *cp);
 /* catpeaks_add: the record of event number event (1 = the trace's first ALLOC / FREE) at time t:
  * size bytes allocated or freed (flags), code as far as known (0: not settled), ref the caller's
- * name for the allocation. Returns the record's number, 0 when lost. */
-static inline uint64_t catpeaks_add(catpeaks *cp, uint64_t event, uint64_t t, uint64_t size,
-                                    int flags, uint32_t ref, uint8_t code)
+ * name for the allocation. Returns the record's number, 0 when lost. catpeaks_add_tl: the same,
+ * where tl = 0 says the window has no timeline (its records' events are not kept: no test) */
+static inline __attribute__((always_inline)) uint64_t catpeaks_add_tl(catpeaks *cp, uint64_t event,
+                                                                      uint64_t t, uint64_t size,
+                                                                      int flags, uint32_t ref,
+                                                                      uint8_t code, const int tl)
 {
     if (cp->tail - cp->head == cp->cap && catpeaks_grow(cp) < 0)
         return 0; /* (lost: the window dropped is full, and catpeaks_grow says lost) */
     uint64_t n = cp->tail++, i = n & (cp->cap - 1);
     cp->rec[i] = (catpeaks_rec){size, t, ref, code, (uint8_t)flags};
-    if (cp->event)
+    if (tl && cp->event)
         cp->event[i] = event;
     return n;
+}
+static inline uint64_t catpeaks_add(catpeaks *cp, uint64_t event, uint64_t t, uint64_t size,
+                                    int flags, uint32_t ref, uint8_t code)
+{
+    return catpeaks_add_tl(cp, event, t, size, flags, ref, code, 1);
 }
 /* catpeaks_settle: record n's code (a record already swept or not in the window is left). */
 static inline void catpeaks_settle(catpeaks *cp, uint64_t n, uint8_t code)

@@ -125,7 +125,7 @@ static inline __attribute__((always_inline)) void apply_alloc(state *s, const re
             replay_cats_tensors(s, first_inner);
     }
     if (s->cats_on)
-        replay_cats_alloc(s, e);
+        replay_cats_alloc(s, e, tl_on);
     replay_snap_bump_peaks_q(s, ph, ev->time_ns);
 }
 
@@ -216,7 +216,7 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
         s->level[e->level] -= e->size;
     } else {                /* (the same, settled) */
         if (s->classify_on) /* settled already: its free's record */
-            replay_cats_free_settled(s, e, ev->time_ns);
+            replay_cats_free_settled(s, e, ev->time_ns, tl_on);
         s->level[e->level] -= e->size;
     }
     if (__builtin_expect(s->again != NULL, 0) && e->api == VT_API_torchAlloc)

@@ -289,7 +289,7 @@ void replay_snap_retire(state *s, livemap_entry *e, uint8_t ph, int oom_pending,
     if (s->classify_on && !e->code)
         replay_cats_free(s, e, &x, t); /* (no item: replay_cats_free makes one if it must) */
     else
-        replay_cats_free_settled(s, e, t); /* settled already: no item to classify */
+        replay_cats_free_settled(s, e, t, 1); /* settled already: no item to classify */
     if (e->snap_oom && e->snap_oom <= r->at_oom.n) {
         live_item *it = &r->at_oom.items[e->snap_oom - 1];
         replay_item_end(it, &x);

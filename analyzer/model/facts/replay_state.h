@@ -496,15 +496,17 @@ static inline __attribute__((always_inline)) uint32_t replay_cats_key_memo(state
  * memory, and its fresh pages 9 % of the report's CPU (vtgen, 10M events: 62 -> 33 MiB) */
 #define REPLAY_BEFORE_TENSORS ((uint64_t)1 << 16)
 /* replay_cats_alloc: e was just allocated (its fields set): its record, its category if settled
- * (inline: the pass calls it for every allocation; its call saved and restored 8 registers) */
-static inline __attribute__((always_inline)) void replay_cats_alloc(state *s, livemap_entry *e)
+ * (inline: the pass calls it for every allocation; its call saved and restored 8 registers; tl:
+ * 0 when the run draws no timeline, catpeaks_add_tl's) */
+static inline __attribute__((always_inline)) void replay_cats_alloc(state *s, livemap_entry *e,
+                                                                    const int tl)
 {
     if (!s->cats_on)
         return;
     int later = e->level == L_SEGMENT && !(e->flags & EF_TORCH_SEG); /* KIND_RECORDS after */
-    uint64_t n = catpeaks_add(&s->peaks, s->event, e->time_ns, e->size,
-                              CATPEAKS_F_ALLOC | (later ? CATPEAKS_F_LATER : 0) | s->joining,
-                              livemap_number(&s->live, e), 0);
+    uint64_t n = catpeaks_add_tl(&s->peaks, s->event, e->time_ns, e->size,
+                                 CATPEAKS_F_ALLOC | (later ? CATPEAKS_F_LATER : 0) | s->joining,
+                                 livemap_number(&s->live, e), 0, tl);
     if (__builtin_expect(!n, 0)) {
         replay_cats_alloc_lost(s);
         return;
@@ -520,14 +522,16 @@ static inline __attribute__((always_inline)) void replay_cats_alloc(state *s, li
  * it is a common one (catpeaks_add_swept): 1, else 0 (not added) */
 int replay_cats_free_swept(state *s, const livemap_entry *e, uint64_t t);
 /* replay_cats_free_settled: replay_cats_free(s, e, NULL, t) with its common case inline: a
- * settled allocation, its free record (room for it: no growing) */
-static inline void replay_cats_free_settled(state *s, livemap_entry *e, uint64_t t)
+ * settled allocation, its free record (room for it: no growing; tl as replay_cats_alloc's) */
+static inline __attribute__((always_inline)) void
+replay_cats_free_settled(state *s, livemap_entry *e, uint64_t t, const int tl)
 {
     catpeaks *cp = &s->peaks;
     if (s->cats_on && e->code && !cp->lost && cp->tail - cp->head < cp->cap) {
         if (cp->head == cp->tail && replay_cats_free_swept(s, e, t))
             return;
-        catpeaks_add(cp, s->event, t, e->size, s->joining, livemap_number(&s->live, e), e->code);
+        catpeaks_add_tl(cp, s->event, t, e->size, s->joining, livemap_number(&s->live, e), e->code,
+                        tl);
         return;
     }
     replay_cats_free(s, e, NULL, t);
