@@ -128,6 +128,8 @@ static int read_traces(const char *dir, fit_trial *t)
             t->ntraces++;
             if ((int)r->accum > t->accum)
                 t->accum = (int)r->accum;
+            if ((int)r->cache_passes > t->cache)
+                t->cache = (int)r->cache_passes;
             t->backward |= r->backward_passes > 0;
             if (!t->trace_b && r->has_inferred && !r->inferred.tokens_eval)
                 t->trace_b = batch_now(r);

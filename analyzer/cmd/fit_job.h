@@ -20,6 +20,7 @@ typedef struct fit_trial {
     long a_run;         /* the accumulation it ran with: a, or 2 where a is 1 but the program
                          * accumulates (its gradients then stay alive through a forward) */
     int accum;          /* backward passes per optimizer step its trace showed (0: not known) */
+    int cache;          /* ... where they were a representation cache's (replay.h cache_passes) */
     int backward;       /* a backward pass ran in it (its traces showed one) */
     int steps;          /* optimizer steps its traces showed (the most of any) */
     int status;         /* `vramtrace run`'s exit status */

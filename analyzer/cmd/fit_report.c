@@ -37,7 +37,15 @@ static void accumulation_note(const fit_job *j, char *out, size_t len)
         backward |= j->trials[i].backward;
     if (!backward) /* forwards only (an evaluation): no gradient to accumulate */
         return;
-    if (first->accum >= 2)
+    if (first->cache) /* (repcache.h: its passes are no accumulation) */
+        snprintf(out, len,
+                 "the trials' steps ran several backward passes each (%d in the first "
+                 "trial's), the first of which made no "
+                 "gradient of a weight (a representation cache, as GradCache's): the others "
+                 "encode chunks of one batch, not micro-batches of gradient accumulation, and "
+                 "each forward's batch is a chunk's",
+                 first->cache);
+    else if (first->accum >= 2)
         snprintf(out, len,
                  "the trials accumulated %d micro-steps per optimizer step, as the command "
                  "does: their peaks include the gradients kept through the next forward",

@@ -343,6 +343,7 @@ static int report_fill(report_ctx *c)
     f->casts_visible = r->op_frames && !tables_no_python(r->t);
     unsigned trained_elem = params16(c, r, f);
     f->backward_passes = (int)r->backward_passes, f->oom_recovered = r->oom_recovered;
+    f->cache_passes = (int)r->cache_passes;
     /* (a caught error that is has_oom's: the advice of a run out of memory, which trained on) */
     f->caught_peak = replay_peak_in_caught(r) && !r->has_oom;
     f->caught_ns = r->caught.time_ns, f->caught_request = r->caught.requested;

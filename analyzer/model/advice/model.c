@@ -17,6 +17,7 @@
 #include "model_oom.h"
 #include "model_seq.h"
 #include "model_script.h"
+#include "model_cache.h"
 #include "model_first_forward.h"
 #include "model_trace.h"
 #include "scriptflags.h"
@@ -292,6 +293,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     model_complete_tokens(&m->cfg, f, eval_b, eval_flag);
     model_batch_seen(&m->cfg, f);
     config_apply_script(&m->cfg, f->argc, f->argv);
+    model_cache_passes(&m->cfg, f); /* (a representation cache's: no B, no A) */
     if (!nanogpt && f->inferred && f->inferred->v[INFER_params].known &&
         f->inferred->v[INFER_params].value > 0)
         m->params_trace = (uint64_t)f->inferred->v[INFER_params].value;
@@ -359,7 +361,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         m->accum_assumed = 1;
         int in_bwd = f->oom_phase && !strcmp(f->oom_phase, "backward"),
             in_fwd = f->oom_phase && !strcmp(f->oom_phase, "forward");
-        int done = f->backward_passes - in_bwd; /* the backward passes that completed */
+        int done = f->cache_passes ? 0 : f->backward_passes - in_bwd; /* completed micro-steps */
         if (f->has_oom && f->iterations == 0 && done >= 1 && (in_fwd || in_bwd) &&
             f->at_oom.bytes[CAT_GRADIENTS] > 0 && !optim_steps_unseen(&m->rec)) {
             /* a backward's gradients alive in the next micro-step, no optimizer step between

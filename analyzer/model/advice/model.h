@@ -51,6 +51,9 @@ typedef struct run_facts {
     int iterations;           /* optimizer steps seen */
     const run_recognition *recog; /* what was trained and what was on (NULL: not recognized) */
     int backward_passes;          /* backward passes begun */
+    /* a step's backward passes, the first of which made no gradient of a weight: a
+     * representation cache's chunks, not accumulation (replay.h cache_passes); 0: not so */
+    int cache_passes;
     /* autocast's 16-bit weight copies of the first forward: bytes made (replay.h) */
     uint64_t fwd0_copies_made;
     unsigned phase_seen; /* 1 << phase for each phase the run was seen in (a process level) */

@@ -10,6 +10,7 @@
 #include "exit_codes.h"
 #include "replay_again.h"
 #include "replay_kv.h"
+#include "repcache.h"
 #include "replay_phase.h"
 #include "replay_ring.h"
 #include "replay_state.h"
@@ -543,6 +544,10 @@ static int replay_reader(const char *path, reader *rd, replay_result *out, char 
         out->accum = s->accum;
         out->accum_steps = s->accum_steps;
     }
+    /* (its snapshots classified: a representation cache's passes are no count of A) */
+    out->cache_passes = repcache_detect(out, out->accum, out->accum_steps);
+    if (out->cache_passes && out->accum)
+        out->accum = out->accum_steps = 0;
     if (s->blocks_on && out->allocator_mode) {
         out->blocks_basis = s->blocks.rules.basis;
         out->peak_allocated_blocks = s->blocks.peak;

@@ -127,6 +127,9 @@ typedef struct replay_result {
     uint32_t accum;         /* backward passes before each optimizer step when every step of the
                              * run had the same number (gradient accumulation); 0 = not so */
     uint32_t accum_steps;   /* the optimizer steps that showed it */
+    uint32_t cache_passes;  /* a representation cache's backward passes per step (repcache.h:
+                             * the first made no weight's gradient; accum 0 then), or those begun
+                             * before an OOM in the first step; 0: not so */
     uint64_t vocab;         /* vocabulary inferred from the parameters (0 = none) */
     int op_frames; /* an allocation's native frames reached an ATen operator (stack_facts.op): a
                     * cast, a workspace, a fused kernel could be told (not with Python frames

@@ -1,0 +1,56 @@
+/* repcache.c — a step whose first backward pass made no gradient of a weight: a representation
+ * cache's (GradCache, sentence-transformers' Cached* losses: every chunk encoded under no_grad,
+ * the loss's gradient taken with respect to the cached representations — leaves that are not
+ * weights — then each chunk encoded again and back-propagated with its part of that gradient),
+ * or another backward of non-weight leaves before the weights' (an input's gradient). Its
+ * passes are not gradient accumulation's micro-steps: the loss couples the whole batch, one
+ * optimizer step per batch, and the forward's batch is the chunk. A GradCache run had been told
+ * "A = 81: 81 backward passes before each of the 2 optimizer steps", "effective batch 41472"
+ * (512), and a micro-batch 512 → 256 that "fits" where it ran out of memory (its chunks were
+ * 256). Read after the pass from a snapshot's gradients and the backward pass each was made in
+ * (live_item.bwd_alloc), never per event. */
+#include "repcache.h"
+
+/* first_pass_gradless: in snap, the gradients of the step begun after `steps` optimizer steps
+ * whose backward passes are numbered from first (the step's first pass: first) — none made in
+ * that first pass, some in a later one (at most last). A weight that takes its gradient in a
+ * later micro-step alone (an expert no token of the first micro-batch reached) is some of them,
+ * never all: under 2 % of the step's gradient bytes in the first pass still counts as none (a
+ * cached representation the size of a weight: 512×768, a 512-row position table's). */
+static int first_pass_gradless(const replay_snapshot *snap, uint32_t first, uint32_t last)
+{
+    uint64_t in_first = 0, later = 0;
+    for (size_t i = 0; i < snap->n; i++) {
+        const live_item *it = &snap->items[i];
+        if (it->category != CAT_GRADIENTS || it->bwd_alloc < first || it->bwd_alloc > last)
+            continue;
+        if (it->bwd_alloc == first)
+            in_first += it->size;
+        else
+            later += it->size;
+    }
+    return later > 0 && in_first * 50 < in_first + later;
+}
+
+uint32_t repcache_detect(const replay_result *r, uint32_t accum, uint32_t accum_steps)
+{
+    if (!r->tensor_mode)
+        return 0;
+    /* a run of steps, each of the same accum >= 2 passes: the gradients live in its largest
+     * optimizer step (at_step), of the step its gradients were made in */
+    if (accum >= 2 && accum_steps && r->at_step.event && r->at_step.n) {
+        uint32_t s = UINT32_MAX;
+        for (size_t i = 0; i < r->at_step.n; i++)
+            if (r->at_step.items[i].category == CAT_GRADIENTS && r->at_step.items[i].iter_alloc < s)
+                s = r->at_step.items[i].iter_alloc;
+        if (s == UINT32_MAX || s >= accum_steps)
+            return 0;
+        uint32_t first = s * accum + 1;
+        return first_pass_gradless(&r->at_step, first, first + accum - 1) ? accum : 0;
+    }
+    /* an out-of-memory error in a first step's later pass (none completed before: the step's
+     * first pass is the run's first), after two passes or more */
+    if (r->has_oom && r->oom_iter == 0 && r->iterations == 0 && r->oom_bwd >= 2 && r->at_oom.n)
+        return first_pass_gradless(&r->at_oom, 1, r->oom_bwd) ? r->oom_bwd : 0;
+    return 0;
+}

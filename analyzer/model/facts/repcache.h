@@ -1,0 +1,16 @@
+/* repcache.h — backward passes of a step that are not gradient accumulation's micro-steps: the
+ * first made no gradient of a weight (a representation cache's loss, GradCache's), repcache.c */
+#ifndef VT_ANALYZER_REPCACHE_H
+#define VT_ANALYZER_REPCACHE_H
+
+#include <stdint.h>
+
+#include "replay.h"
+
+/* repcache_detect: after the pass, with its snapshots classified: the backward passes of each
+ * step (accum over accum_steps steps, every step the same: replay's count), or, a run that ran
+ * out of memory before its first step, those begun, when a step's first backward pass made no
+ * gradient of a weight and a later one did; 0 when not so or not known. */
+uint32_t repcache_detect(const replay_result *r, uint32_t accum, uint32_t accum_steps);
+
+#endif
