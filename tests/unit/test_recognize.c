@@ -292,6 +292,31 @@ static void test_optim_script(void **state)
     assert_non_null(strstr(r.optim_where, "the script constructs several kinds (SGD( line 2"));
     r = script_optim("print('no optimizer here')\n");
     assert_int_equal(r.optim, OPT_UNKNOWN);
+    /* a class or a def of a known name is no call; the script's own optimizer classes name no
+     * library kind: one is a state of its own size, several are several kinds */
+    r = script_optim("class AdamW8bit(Optimizer):\n    pass\ndef SGD(p):\n    pass\n"
+                     "opt = torch.optim.AdamW(p)\n");
+    assert_int_equal(r.optim, OPT_ADAM);
+    assert_non_null(strstr(r.optim_where, "AdamW( in train.py:5, the script's only optimizer"));
+    r = script_optim("class Lion(torch.optim.Optimizer):\n    pass\nopt = Lion(p)\n");
+    assert_int_equal(r.optim, OPT_OTHER);
+    assert_non_null(strstr(r.optim_where, "Lion( in train.py:3 (a class of the script's own), "
+                                          "the script's only optimizer"));
+    r = script_optim("class Lion(Optimizer):\n    pass\nclass AdamW8bit(Optimizer):\n    pass\n"
+                     "o = Lion(p) if a.lion else AdamW8bit(p)\n");
+    assert_int_equal(r.optim, OPT_UNKNOWN);
+    assert_string_equal(r.optim_choices, "Lion( line 5, AdamW8bit( line 5 of train.py");
+    /* a library's state measured under a class of the script's own (SAM over SGD): said */
+    const char *sam = "class SAM(Optimizer):\n    pass\nopt = SAM(p, torch.optim.SGD)\n";
+    config_recfile sf = {.name = "train.py", .data = sam, .len = strlen(sam), .kind = VT_FILE_ARG};
+    config_files sfs = {1, &sf, 1};
+    memset(&r, 0, sizeof r);
+    r.optim = OPT_MOMENTUM, r.optim_bpp = 4;
+    snprintf(r.optim_class, sizeof r.optim_class, "SGD");
+    recognize_optim_script(&sfs, &r);
+    assert_int_equal(r.optim, OPT_MOMENTUM);
+    assert_non_null(
+        strstr(r.optim_where, "the script's own SAM (constructed at line 3) drives it"));
     /* a string is no call either (a docstring naming what the script does not make, a help
      * text): the one call, its line counted past them */
     r = script_optim(

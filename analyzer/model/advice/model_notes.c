@@ -294,7 +294,18 @@ void model_advice_notes(model_result *m, const run_facts *f)
                  "skipped %s",
                  f->iterations, f->iterations == 1 ? "" : "s",
                  f->iterations == 1 ? "it" : "them all");
-    if ((m->opt_assumed || m->opt_choice) && m->rec.optim_choices[0]) {
+    if (m->opt_assumed && m->rec.optim_kinds & 1u << OPT_OTHER && m->rec.optim_choices[0]) {
+        /* (classes of the script's own: their names say nothing of their state, nor that
+         * AdamW's is the most of them) */
+        snprintf(t, sizeof t,
+                 OPTIM_NOTE_PREFIX "%s, and the script constructs %s, classes of its own among "
+                                   "them, their state not known: predictions assume AdamW's %s "
+                                   "per trainable parameter%s",
+                 skipped, m->rec.optim_choices,
+                 model_trained_bytes(m) == 2 ? "two states in the parameters' 16 bits, 4 B" : "8 B",
+                 skipped[0] ? ", made by the first step not skipped" : "");
+        note(m, t);
+    } else if ((m->opt_assumed || m->opt_choice) && m->rec.optim_choices[0]) {
         /* the script's kinds: AdamW's state when it is one of them, else the most of the others */
         char most[80];
         if (m->opt_assumed)

@@ -111,10 +111,12 @@ static optim_kind by_state(double bpp, optim_kind named, int kernels)
         return OPT_NONE;
     if (bpp >= 7.0 && bpp <= 9.0)
         return OPT_ADAM;
+    /* one state's 4 B: SGD's momentum where SGD's code ran, else one of no known name (a
+     * program's own Lion had been "SGD with momentum") */
     if (bpp >= 3.5 && bpp <= 4.5)
-        return named == OPT_ONE_STATE                          ? OPT_ONE_STATE
-               : named == OPT_MOMENTUM || named == OPT_UNKNOWN ? OPT_MOMENTUM
-                                                               : OPT_OTHER;
+        return named == OPT_ONE_STATE || named == OPT_UNKNOWN ? OPT_ONE_STATE
+               : named == OPT_MOMENTUM                        ? OPT_MOMENTUM
+                                                              : OPT_OTHER;
     if (bpp >= 1.5 && bpp <= 2.6 && named == OPT_EIGHT_BIT)
         return OPT_EIGHT_BIT;
     if (bpp < 1.0 && (named == OPT_FACTORED || named == OPT_UNKNOWN))
@@ -248,7 +250,9 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
                                    : "no gradients were measured");
 }
 
-/* X(value of --optimizer / --optim, case ignored, the kind) — optimizers a command line names */
+/* X(value of --optimizer / --optim, case ignored, the kind) — optimizers a command line names
+ * (Lion: one momentum, whatever code makes it: lion-pytorch's, bitsandbytes' 32-bit, a program's)
+ */
 #define VT_OPTIM_FLAGS(X)                                                                          \
     X("adamw", ADAM)                                                                               \
     X("adam", ADAM)                                                                                \
@@ -256,10 +260,14 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
     X("adamw_torch_fused", ADAM)                                                                   \
     X("adafactor", FACTORED)                                                                       \
     X("adamw_8bit", EIGHT_BIT)                                                                     \
+    X("adamw8bit", EIGHT_BIT)                                                                      \
     X("adamw_bnb_8bit", EIGHT_BIT)                                                                 \
     X("paged_adamw_8bit", EIGHT_BIT)                                                               \
     X("rmsprop", ONE_STATE)                                                                        \
     X("adagrad", ONE_STATE)                                                                        \
+    X("lion", ONE_STATE)                                                                           \
+    X("lion_32bit", ONE_STATE)                                                                     \
+    X("paged_lion_32bit", ONE_STATE)                                                               \
     X("sgd", SGD)
 
 /* an optimizer's name (a flag's value, a class) and its kind */
@@ -458,6 +466,7 @@ void recognize_optim_script(const config_files *fs, run_recognition *r)
     /* steps that made no state, maybe all skipped by a GradScaler: the kinds only (its row, the
      * none measured, kept) */
     int skipped = r->steps_maybe_skipped;
+    optim_own_wraps(fs, r); /* (SAM over SGD: what SAM keeps itself is not the state measured) */
     if (r->optim != OPT_UNKNOWN || (r->optim_bpp >= 0 && !skipped) || !fs)
         return;
     optim_kind kind = OPT_UNKNOWN;
@@ -466,6 +475,7 @@ void recognize_optim_script(const config_files *fs, run_recognition *r)
     int mom[3] = {0};   /* SGD calls whose momentum is not known, off, on (optim_sgd_momentum) */
     char said[80] = ""; /* what the first SGD call says of it */
     unsigned kinds = 0; /* every kind seen (1u << optim_kind) */
+    unsigned own = 0;   /* the script's own classes constructed (1u << its index) */
     struct {
         const char *name, *file;
         int len;
@@ -478,6 +488,8 @@ void recognize_optim_script(const config_files *fs, run_recognition *r)
             continue;
         const char *s = cf->data;
         size_t line = 1, n = 0;
+        char owns[8][48]; /* (its own optimizer classes: their names say nothing of a state) */
+        int nown = optim_own_classes(s, cf->len, owns, 8);
         for (size_t i = 0; i < cf->len; i++) {
             if (s[i] == '\n') {
                 line++;
@@ -494,15 +506,17 @@ void recognize_optim_script(const config_files *fs, run_recognition *r)
                 i = past - 1;
                 continue;
             }
-            optim_kind k = call_at(s, cf->len, i, &n);
-            if (k == OPT_UNKNOWN)
-                continue;
-            if (!(kinds & 1u << k) && nfirst < OPT_COUNT) {
+            int o = optim_own_at(s, cf->len, i, owns, nown, &n);
+            optim_kind k = o >= 0 ? OPT_OTHER : call_at(s, cf->len, i, &n);
+            if (k == OPT_UNKNOWN || (o < 0 && optim_defined_at(s, i)))
+                continue; /* (class AdamW8bit(Optimizer): no construction) */
+            if ((!(kinds & 1u << k) || (o >= 0 && !(own & 1u << o))) && nfirst < OPT_COUNT) {
                 first[nfirst].name = s + i, first[nfirst].len = (int)n;
                 first[nfirst].file = cf->name ? cf->name : "the script";
                 first[nfirst++].line = line;
             }
             kinds |= 1u << k;
+            own |= o >= 0 ? 1u << o : 0;
             if (k == OPT_SGD) {
                 char s1[80];
                 mom[optim_sgd_momentum(s, cf->len, i + n, s1, sizeof s1) + 1]++;
@@ -510,8 +524,9 @@ void recognize_optim_script(const config_files *fs, run_recognition *r)
                     snprintf(said, sizeof said, "%s", s1);
             }
             if (kind == OPT_UNKNOWN) {
-                snprintf(where, sizeof where, "%.*s( in %.80s:%zu", (int)n, s + i,
-                         cf->name ? cf->name : "the script", line);
+                snprintf(where, sizeof where, "%.*s( in %.80s:%zu%s", (int)n, s + i,
+                         cf->name ? cf->name : "the script", line,
+                         o >= 0 ? " (a class of the script's own)" : "");
                 kind = k;
             }
             calls += k == kind;
@@ -520,7 +535,9 @@ void recognize_optim_script(const config_files *fs, run_recognition *r)
     }
     if (kind == OPT_UNKNOWN)
         return;
-    if (kinds != 1u << kind || skipped) { /* several kinds: which one ran is not in the source */
+    /* several kinds, or several classes of the script's own: which one ran is not in the
+     * source */
+    if (kinds != 1u << kind || (own & (own - 1)) || skipped) {
         /* "SGD( line 47, AdamW( line 49 of train.py", a file named at each kind when they
          * differ */
         int one_file = 1;

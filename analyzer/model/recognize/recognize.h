@@ -267,6 +267,19 @@ unsigned recognize_trainable(const recognize_input *in, run_recognition *out, un
  * not given: torch's default), -1 not known (a name or an expression, ** arguments); what says
  * so in said ("momentum=0.9", "momentum not given: torch's default 0"). */
 int optim_sgd_momentum(const char *s, size_t len, size_t open, char *said, size_t n);
+/* optim_defined_at: 1 when the name at s[i] follows `class` or `def` (its definition, not a call)
+ */
+int optim_defined_at(const char *s, size_t i);
+/* optim_own_classes: the classes s[0..len) defines whose bases name an Optimizer (class
+ * Lion(Optimizer), class SAM(torch.optim.Optimizer)), at most max into names; their number */
+int optim_own_classes(const char *s, size_t len, char names[][48], int max);
+/* optim_own_at: the index in names[0..k) of such a class constructed at s[i] (its name then '(',
+ * no identifier before it, not its definition), its name's length in *n; -1 none */
+int optim_own_at(const char *s, size_t len, size_t i, char names[][48], int k, size_t *n);
+/* optim_own_wraps: a state measured under a library optimizer's code (r->optim_class) that a
+ * class of the script's own constructs and drives (SAM over SGD): said in r->optim_where, with
+ * what its class keeps beside the step not counted there */
+void optim_own_wraps(const config_files *fs, run_recognition *r);
 /* recognize_family / recognize_optim / recognize_features: the three parts of recognize_run. */
 void recognize_family(const recognize_input *in, run_recognition *out);
 void recognize_optim(const recognize_input *in, run_recognition *out);

@@ -1,0 +1,130 @@
+/* optim_own.c — optimizer classes a script writes itself (recognize.h): `class Lion(Optimizer):`,
+ * SAM, a blockwise 8-bit AdamW of its own. Their names say nothing of their state, and their
+ * `class NAME(` line is a definition, not a construction: a script that defines `class
+ * AdamW8bit(Optimizer)` and constructs Lion(params) had been told "8-bit states (bitsandbytes) ...
+ * AdamW8bit( in lowmem_optim_lm.py:33, the first of the script's 2 optimizers, all of this kind",
+ * its Lion's 4 B per parameter counted as 2. */
+#include <string.h>
+
+#include <stdio.h>
+
+#include "recognize.h"
+#include "scriptflags.h"
+
+static int ident(char c)
+{
+    return c == '_' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z');
+}
+
+int optim_defined_at(const char *s, size_t i)
+{
+    size_t j = i;
+    while (j > 0 && (s[j - 1] == ' ' || s[j - 1] == '\t'))
+        j--;
+    if (j == i) /* (a keyword and its name are apart) */
+        return 0;
+    static const char *const kw[] = {"class", "def"};
+    for (size_t k = 0; k < sizeof kw / sizeof kw[0]; k++) {
+        size_t m = strlen(kw[k]);
+        if (j >= m && !memcmp(s + j - m, kw[k], m) && (j == m || !ident(s[j - m - 1])))
+            return 1;
+    }
+    return 0;
+}
+
+int optim_own_classes(const char *s, size_t len, char names[][48], int max)
+{
+    int n = 0;
+    for (size_t i = 0; i + 6 < len && n < max; i++) {
+        if (memcmp(s + i, "class", 5) || (i > 0 && ident(s[i - 1])) ||
+            (s[i + 5] != ' ' && s[i + 5] != '\t'))
+            continue;
+        size_t a = i + 5;
+        while (a < len && (s[a] == ' ' || s[a] == '\t'))
+            a++;
+        size_t b = a;
+        while (b < len && ident(s[b]))
+            b++;
+        if (b == a || b - a >= 48 || b >= len || s[b] != '(')
+            continue;
+        size_t e = b; /* its bases, to the ')' of its line */
+        while (e < len && s[e] != ')' && s[e] != '\n')
+            e++;
+        const char *o = memmem(s + b, e - b, "Optimizer", 9);
+        if (!o)
+            continue;
+        memcpy(names[n], s + a, b - a);
+        names[n++][b - a] = '\0';
+    }
+    return n;
+}
+
+int optim_own_at(const char *s, size_t len, size_t i, char names[][48], int k, size_t *n)
+{
+    if (i > 0 && ident(s[i - 1]))
+        return -1;
+    for (int j = 0; j < k; j++) {
+        size_t m = strlen(names[j]);
+        if (s[i] == names[j][0] && i + m < len && !memcmp(s + i, names[j], m) && s[i + m] == '(' &&
+            !optim_defined_at(s, i)) {
+            *n = m;
+            return j;
+        }
+    }
+    return -1;
+}
+
+void optim_own_wraps(const config_files *fs, run_recognition *r)
+{
+    if (r->optim_bpp < 0 || !r->optim_class[0] || !fs)
+        return;
+    char said[160] = ""; /* the script's own classes constructed: "SAM( line 102", ... */
+    char one[96] = "";   /* the first: "SAM (constructed at line 102)" */
+    int nsaid = 0;
+    unsigned seen = 0;
+    for (int f = 0; f < fs->n; f++) {
+        const config_recfile *cf = &fs->f[f];
+        if (cf->kind != VT_FILE_ARG || cf->flags || !cf->data)
+            continue;
+        char owns[8][48];
+        int nown = optim_own_classes(cf->data, cf->len, owns, 8);
+        size_t line = 1, n = 0;
+        seen = 0;
+        for (size_t i = 0; nown && i < cf->len; i++) {
+            const char *s = cf->data;
+            size_t past = s[i] == '#' || s[i] == '"' || s[i] == '\''
+                              ? scriptflags_skip_noncode(s, i, cf->len)
+                              : i;
+            for (size_t j = i; j < past; j++)
+                line += s[j] == '\n';
+            if (past > i) {
+                i = past - 1;
+                continue;
+            }
+            line += s[i] == '\n';
+            int o = optim_own_at(s, cf->len, i, owns, nown, &n);
+            if (o < 0 || seen & 1u << o)
+                continue;
+            seen |= 1u << o;
+            if (!nsaid)
+                snprintf(one, sizeof one, "%s (constructed at line %zu)", owns[o], line);
+            size_t w = strlen(said);
+            snprintf(said + w, sizeof said - w, "%s%s( line %zu", nsaid++ ? ", " : "", owns[o],
+                     line);
+        }
+    }
+    if (!nsaid)
+        return;
+    size_t w = strlen(r->optim_where);
+    if (nsaid == 1)
+        snprintf(r->optim_where + w, sizeof r->optim_where - w,
+                 "; the script's own %s drives it: what that class keeps outside the step, if "
+                 "anything (as SAM's copy of the weights), is not in this count",
+                 one);
+    else
+        snprintf(
+            r->optim_where + w, sizeof r->optim_where - w,
+            "; the script's own classes (%s) may drive it: what they keep outside the step (as "
+            "SAM's weight copy) is not in this count",
+            said);
+}
