@@ -11,25 +11,30 @@
  * (live_item.bwd_alloc), never per event. */
 #include "repcache.h"
 
-/* first_pass_gradless: in snap, the gradients of the step begun after `steps` optimizer steps
- * whose backward passes are numbered from first (the step's first pass: first) — none made in
- * that first pass, some in a later one (at most last). A weight that takes its gradient in a
- * later micro-step alone (an expert no token of the first micro-batch reached) is some of them,
- * never all: under 2 % of the step's gradient bytes in the first pass still counts as none (a
- * cached representation the size of a weight: 512×768, a 512-row position table's). */
+/* first_pass_gradless: in snap, the gradients of a step whose backward passes are first..last —
+ * none made in its first pass, some in a later one that is not its last (chunks went on after
+ * the first weights' gradients were made: an adversarial step's attack passes, gradients of its
+ * inputs alone, make the weights' in its last pass only, and are no cache). A weight that takes
+ * its gradient in a later micro-step alone (an expert no token of the first micro-batch
+ * reached) is some of them, never all: under 2 % of the step's gradient bytes in the first pass
+ * still counts as none (a cached representation the size of a weight: 512×768, a 512-row
+ * position table's). */
 static int first_pass_gradless(const replay_snapshot *snap, uint32_t first, uint32_t last)
 {
     uint64_t in_first = 0, later = 0;
+    uint32_t made = last; /* the first pass after the first that made a weight's gradient */
     for (size_t i = 0; i < snap->n; i++) {
         const live_item *it = &snap->items[i];
         if (it->category != CAT_GRADIENTS || it->bwd_alloc < first || it->bwd_alloc > last)
             continue;
-        if (it->bwd_alloc == first)
+        if (it->bwd_alloc == first) {
             in_first += it->size;
-        else
-            later += it->size;
+            continue;
+        }
+        later += it->size;
+        made = it->bwd_alloc < made ? it->bwd_alloc : made;
     }
-    return later > 0 && in_first * 50 < in_first + later;
+    return later > 0 && made < last && in_first * 50 < in_first + later;
 }
 
 uint32_t repcache_detect(const replay_result *r, uint32_t accum, uint32_t accum_steps)
