@@ -93,6 +93,7 @@ static int load_trace(const char *path, FILE *fp, const char *magic, nano_config
     run->lora_assumed = m->lora_assumed;
     run->trainable = m->rec.trainable;
     run->params = m->params_trace;
+    run->untyped = m->weights_untyped;
     run->retried = !rep.facts.has_oom && rep.facts.oom_recovered;
     run->caught = m->lower_bounds && rep.facts.caught_peak && !rep.facts.has_oom;
     snprintf(run->forward_note, sizeof run->forward_note, "%s", m->oom_forward);
@@ -328,6 +329,11 @@ static int load_json(const char *path, const cJSON *root, nano_config *c, predic
     run->params = cJSON_IsNumber(ip) && ip->valuedouble > 0 && ip->valuedouble < 1e15
                       ? (uint64_t)ip->valuedouble
                       : 0;
+    const cJSON *ut =
+        cJSON_GetObjectItem(cJSON_GetObjectItem(root, "recognized"), "untyped_weight_bytes");
+    run->untyped = cJSON_IsNumber(ut) && ut->valuedouble > 0 && ut->valuedouble < 1e18
+                       ? (uint64_t)ut->valuedouble
+                       : 0;
     const cJSON *n; /* the report's note of an assumed LoRA share (model_notes.c) */
     cJSON_ArrayForEach(n, cJSON_GetObjectItem(pr, "notes"))
     {

@@ -106,7 +106,7 @@ void html_trained(FILE *out, const report_ctx *c)
     if (!m)
         return;
     const run_recognition *r = &m->rec;
-    char fam[160], buf[120];
+    char fam[160], buf[200];
     snprintf(fam, sizeof fam, "%s%s%s%s", family_text(r), r->model_class[0] ? " (" : "",
              r->model_class, r->model_class[0] ? ")" : "");
     fprintf(out,
@@ -118,7 +118,13 @@ void html_trained(FILE *out, const report_ctx *c)
     trained_row(out, "model", fam, r->family == FAM_UNKNOWN ? "unk" : "fam", r->family_where);
     trained_row(out, "optimizer", r->optim == OPT_UNKNOWN ? "unknown" : optim_text(r),
                 r->optim == OPT_UNKNOWN ? "unk" : "fam", r->optim_where);
-    if (r->trainable && m->params_trace) {
+    if (r->trainable && m->weights_untyped) {
+        snprintf(buf, sizeof buf,
+                 "%.2f M weight elements; beside them %.2f GiB of weights take no gradient, "
+                 "their element count not known (the trace does not give their dtype)",
+                 (double)r->trainable / 1e6, (double)m->weights_untyped / 1073741824.0);
+        trained_row(out, "trainable", buf, "fam", r->trainable_where);
+    } else if (r->trainable && m->params_trace) {
         snprintf(buf, sizeof buf, "%.2f M of the %.2f M weight elements%s",
                  (double)r->trainable / 1e6, (double)m->params_trace / 1e6,
                  m->ema_said[0] ? ", their EMA copy left out" : "");

@@ -65,7 +65,8 @@ static void add_formula_json(cJSON *root, const model_result *m)
     cJSON_AddNumberToObject(pc, "reported", (double)m->docf.params_reported);
     cJSON_AddNumberToObject(pc, "document_estimate", (double)m->docf.params_estimate);
     cJSON_AddNumberToObject(pc, "decayed", (double)m->docf.decayed_params);
-    if (m->params_trace) /* not nanoGPT: what the trace's weight tensors hold */
+    if (m->params_trace && !m->weights_untyped) /* not nanoGPT: what the weight tensors hold
+                                                 * (not where some have no element size known) */
         cJSON_AddNumberToObject(pc, "from_trace", (double)m->params_trace);
     else
         cJSON_AddNullToObject(pc, "from_trace");
@@ -193,6 +194,8 @@ static void add_recognized_json(cJSON *root, const model_result *m)
         cJSON_AddNullToObject(o, "trainable_params");
     if (r->trainable && r->trainable_lower) /* (present only then: a lower bound) */
         cJSON_AddTrueToObject(o, "trainable_params_at_least");
+    if (m->weights_untyped) /* (present only then: weights with no element size known) */
+        cJSON_AddNumberToObject(o, "untyped_weight_bytes", (double)m->weights_untyped);
     for (int i = 0; i < FEATURE_COUNT; i++) {
         cJSON *e = add_feature(o, feature_key((feature_id)i), &r->feat[i]);
         if (i == FEATURE_EMA) /* its copy of the weights among the parameters, when explained */

@@ -36,7 +36,13 @@ static void print_recognized(FILE *out, const model_result *m)
     fprintf(out, "  %-26s %s%s%s\n", "optimizer",
             r->optim == OPT_UNKNOWN ? "unknown" : optim_text(r), r->optim_where[0] ? "  " : "",
             tx(r->optim_where, e, sizeof e));
-    if (r->trainable && m->params_trace)
+    if (r->trainable && m->weights_untyped) /* (their count at 4 B an element is not theirs) */
+        fprintf(out,
+                "  %-26s %.2f M weight elements (%s); beside them %.2f GiB of weights take no "
+                "gradient, their element count not known (the trace does not give their dtype)\n",
+                "trainable", (double)r->trainable / 1e6, tx(r->trainable_where, e, sizeof e),
+                (double)m->weights_untyped / 1073741824.0);
+    else if (r->trainable && m->params_trace)
         fprintf(out, "  %-26s %.2f M of the %.2f M weight elements made before training%s (%s)\n",
                 "trainable", (double)r->trainable / 1e6, (double)m->params_trace / 1e6,
                 m->ema_said[0] ? ", their EMA copy left out" : "",
@@ -91,7 +97,15 @@ static void print_formula(FILE *out, const model_result *m)
                  "; %.2f M of the trace's are a frozen model's beside the one trained, added "
                  "to the formula's parameters",
                  m->frozen_params / 1e6);
-    if (m->params_trace)
+    if (m->params_trace && m->weights_untyped) /* (a count at 4 B each: not theirs) */
+        fprintf(out,
+                "\nformula comparison at the %s (N = B*T = %llu %s; P = %.2f M elements were "
+                "the trace's weight tensors all 4 B each, but %.2f GiB of them take no gradient "
+                "and the trace does not give their element size; %.2f M for the formula's %s%s)\n",
+                at, (unsigned long long)(s->B * s->T), unit, m->params_trace / 1e6,
+                (double)m->weights_untyped / 1073741824.0, formula_params_exact(s) / 1e6,
+                formula_params_words(s, words, sizeof words), frozen);
+    else if (m->params_trace)
         fprintf(out,
                 "\nformula comparison at the %s (N = B*T = %llu %s; P = %.2f M elements in "
                 "the trace's weight tensors (parameters, and any buffers made with them), %.2f M "

@@ -88,25 +88,25 @@ static void test_trace_fp32(void **state)
     /* stacks that cannot show a cast (none reached an operator): none seen says nothing */
     config_init(&c);
     config_reset(&c, CFG_dtype);
-    model_trace_dtype(&c, &f);
+    model_trace_dtype(&c, &f, 0);
     assert_int_not_equal(c.v[CFG_dtype].src, CONFIG_SRC_TRACE);
     f.casts_visible = 1;
     config_init(&c);
     config_reset(&c, CFG_dtype);
-    model_trace_dtype(&c, &f);
+    model_trace_dtype(&c, &f, 0);
     assert_int_equal(c.v[CFG_dtype].src, CONFIG_SRC_TRACE);
     assert_string_equal(c.v[CFG_dtype].s, "float32");
     f.cat_peak[CAT_AUTOCAST] = 1 << 20; /* autocast copied weights at some moment: 16-bit */
     config_init(&c);
     config_reset(&c, CFG_dtype);
-    model_trace_dtype(&c, &f);
+    model_trace_dtype(&c, &f, 0);
     assert_int_equal(c.v[CFG_dtype].src, CONFIG_SRC_TRACE);
     assert_string_equal(c.v[CFG_dtype].s, "16-bit"); /* (no optimizer step: fp16 or bf16) */
     f.cat_peak[CAT_AUTOCAST] = (1 << 20) - 1;        /* less than a weight's copy (no width known: 1
                                                       * MiB): no copy, fp32 said with those few bytes */
     config_init(&c);
     config_reset(&c, CFG_dtype);
-    model_trace_dtype(&c, &f);
+    model_trace_dtype(&c, &f, 0);
     assert_int_equal(c.v[CFG_dtype].src, CONFIG_SRC_TRACE);
     assert_string_equal(c.v[CFG_dtype].s, "float32");
     assert_non_null(strstr(c.v[CFG_dtype].where, "smaller than one"));
@@ -114,7 +114,7 @@ static void test_trace_fp32(void **state)
     f.compile_frames = MODEL_COMPILE_SEEN; /* a compiled graph's casts are no copies */
     config_init(&c);
     config_reset(&c, CFG_dtype);
-    model_trace_dtype(&c, &f);
+    model_trace_dtype(&c, &f, 0);
     assert_int_not_equal(c.v[CFG_dtype].src, CONFIG_SRC_TRACE);
     /* no logits: a vision transformer's first token tensor in 4-byte elements says fp32, in 2
      * not; an out-of-memory error before any logits, after fused attention kernels ran with no
@@ -125,7 +125,7 @@ static void test_trace_fp32(void **state)
         ir.v[INFER_token_dtype_bytes] = (infer_value){1, k, "the first token tensor"};
         config_init(&c);
         config_reset(&c, CFG_dtype);
-        model_trace_dtype(&c, &f);
+        model_trace_dtype(&c, &f, 0);
         assert_int_equal(c.v[CFG_dtype].src == CONFIG_SRC_TRACE, k == 4);
     }
     ir.v[INFER_token_dtype_bytes].known = 0;
@@ -134,7 +134,7 @@ static void test_trace_fp32(void **state)
         f.has_oom = oom;
         config_init(&c);
         config_reset(&c, CFG_dtype);
-        model_trace_dtype(&c, &f);
+        model_trace_dtype(&c, &f, 0);
         assert_int_equal(c.v[CFG_dtype].src == CONFIG_SRC_TRACE, oom);
     }
 }

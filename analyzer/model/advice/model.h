@@ -174,6 +174,9 @@ typedef struct model_result {
     uint64_t frozen_params;
     run_recognition rec;   /* what was trained (from f->recog; zero = nothing recognized) */
     uint64_t ema_measured; /* the EMA copy of the weights among measured's parameters */
+    /* the weights' bytes that take no gradient and whose element size the trace does not give
+     * (model_trace.h model_weights_untyped; 0: none, or too few to count) */
+    uint64_t weights_untyped;
     char ema_said[120];    /* "an EMA copy of them (433.6 MiB, EMAModel (diffusers))", or "" */
     int formula_ok;        /* 1: a transformer's formula applies to this run's shape */
     char formula_why[512]; /* why it does not, when formula_ok = 0 */
@@ -326,6 +329,10 @@ static inline int model_trained_bytes(const model_result *m)
 /* model_ckpt_block_note: the refined formula's block note (m->formula_block) says what a
  * checkpointed run's activations count: each block's input alone (model_explain.c). */
 void model_ckpt_block_note(model_result *m);
+/* model_untyped_words: the weights' row (me bytes) where some have no element size the trace
+ * gives (m->weights_untyped; model_trace.c): the trained ones counted, the rest in bytes. 0: not
+ * such a run. */
+int model_untyped_words(const model_result *m, uint64_t me, char *out, size_t n);
 /* model_explain: the one-line reasons where measured and formula differ (m->reason_doc /
  * reason_ref), in the words of what was recognized (model_explain.c). */
 void model_explain(model_result *m, const run_facts *f);

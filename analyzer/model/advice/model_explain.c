@@ -9,10 +9,7 @@
 #include "model.h"
 #include "model_first_forward.h"
 
-static double mibf(uint64_t b)
-{
-    return (double)b / (1024.0 * 1024.0);
-}
+#define mibf(b) ((double)(b) / 1048576.0)
 
 /* param_dtype_measured: the trace shows the parameters' element size: 16-bit (the inference
  * says 2 only when told so; its 4 is fp32 assumed), or fp32 with autocast's 16-bit copies of
@@ -135,6 +132,8 @@ static void explain_generic(model_result *m, const run_facts *f)
                          "trace does not give their dtype: %.2f M elements at 4 B, %.2f M at 2 B)",
                          mibf(me), s->no_training ? "the forwards" : "training", (double)me / 4e6,
                          (double)me / 2e6);
+            else if (me && f->tensor_mode && model_untyped_words(m, me, rd, n))
+                break;
             else if (me && f->tensor_mode && m->ema_said[0] && me > m->ema_measured)
                 snprintf(rd, n,
                          "%.2f M elements at %d B in the weights made before training (%s "
@@ -272,7 +271,7 @@ static const char *fp32_weights(const model_result *m, const gpt_shape *s)
     return "fp32 master weights; autocast computes in 16 bits";
 }
 
-/* explain_doc: one category against the basic formula. */
+/* explain_doc: one category against the basic formula */
 static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me, char *rd, size_t n)
 {
     const gpt_shape *s = &m->shape;
@@ -288,6 +287,8 @@ static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me,
         if (me == 0)
             snprintf(rd, n, "no parameter %s attributed at the peak",
                      f->tensor_mode ? "tensor" : "segment");
+        else if (m->weights_untyped && model_untyped_words(m, me, rd, n))
+            break;
         else if (m->params_trace && pb == 2 && f->inferred && f->inferred->master_bytes)
             snprintf(rd, n,
                      "%.2f M elements in the trace's weight tensors (parameters, and any "
@@ -550,8 +551,7 @@ static void explain_ref(model_result *m, const run_facts *f, int c, uint64_t me,
     }
 }
 
-/* ema_said: the parameters' explanations against the formulas say the row holds an EMA's copy
- * of the weights beside them, when it does (the formulas count the model's own) */
+/* ema_said: the weights' rows say they hold an EMA's copy (the formulas count the model's own) */
 static void ema_said(model_result *m)
 {
     char *why[2] = {m->reason_doc[CAT_PARAMETERS], m->reason_ref[CAT_PARAMETERS]};

@@ -269,54 +269,8 @@ void model_batch_seen(nano_config *c, const run_facts *f)
     }
 }
 
-/* fp32_compute: an eager run, every tensor seen (category peaks measured), whose first forward
- * made its logits in fp32 only (or, a vision transformer's, its first token tensor in 4-byte
- * elements; or, out of memory before its logits, ran its attention) from fp32 weights, and that
- * never made a 16-bit copy of a weight (autocast makes them) nor used a GradScaler: no mixed
- * precision. Its evidence in words, or NULL. */
-#define FP32_SAID "no mixed precision, fp32 compute" /* (true of a training and an evaluation) */
-static const char *fp32_compute(const run_facts *f)
-{
-    const infer_result *ir = f->inferred;
-    /* autocast over fp32 weights copies a d×d matrix at least (2·d² B; no width, a U-Net's: 1
-     * MiB); a smaller "copy" is a tensor the program converted itself (a Llama's position ids
-     * .float(), 4 KiB, beside a LoRA B of kv×8 fp32; an fp32 U-Net's 256 B had said nothing) */
-    uint64_t d = ir && ir->v[INFER_n_embd].known ? (uint64_t)ir->v[INFER_n_embd].value : 0;
-    uint64_t copies = f->cat_peak[CAT_AUTOCAST], matrix = d ? 2 * d * d : (uint64_t)1 << 20;
-    if (!ir || !f->has_cat_peaks || !f->casts_visible || copies >= matrix || f->grad_scaler ||
-        f->compile_frames != MODEL_COMPILE_NOT_SEEN ||
-        (ir->v[INFER_param_dtype_bytes].known && ir->v[INFER_param_dtype_bytes].value != 4))
-        return NULL;
-    const infer_value *lg = &ir->v[INFER_logits_dtype_bytes], *tk = &ir->v[INFER_token_dtype_bytes],
-                      *att = &ir->v[INFER_attention_kernels];
-    /* (with a few bytes counted as autocast copies, smaller than a matrix: said of a matrix) */
-    const char *few = "fp32 logits only in the first forward and no 16-bit copy of a weight matrix "
-                      "over the run (autocast makes them; the few bytes counted as autocast copies "
-                      "are smaller than one, a tensor the program converted itself): " FP32_SAID;
-    if (lg->known)
-        return lg->value == 4
-                   ? copies ? few
-                            : "fp32 logits only in the first forward and no 16-bit "
-                              "copy of a weight over the run (autocast makes them): " FP32_SAID
-                   : NULL;
-    if (tk->known && tk->value == 4)
-        return "fp32 token activations in the first forward (B from the images beside them) and "
-               "no 16-bit copy of a weight over the run (autocast makes them): " FP32_SAID;
-    /* no logits (an OOM before them): its attention ran, so its projections did, and autocast
-     * would have copied their weights */
-    if (f->has_oom && att->known && att->value > 0)
-        return "its first forward's attention ran before the out-of-memory error with no 16-bit "
-               "copy of a weight (autocast makes one for each projection): " FP32_SAID;
-    /* no logits, tokens nor attention (a GAN, a CNN): whole steps of fp32 weights with no copy
-     * (a GAN's said "dtype unknown" beside "fp32 parameters") */
-    if (f->iterations > 0 && ir->v[INFER_param_dtype_bytes].known)
-        return "fp32 weights and no 16-bit copy of a weight matrix over the run's optimizer "
-               "steps (autocast makes one of each weight it uses): " FP32_SAID;
-    return NULL;
-}
-
 /* from_trace_dtype: the precision the trace shows when nothing gave it. */
-void model_trace_dtype(nano_config *c, const run_facts *f)
+void model_trace_dtype(nano_config *c, const run_facts *f, uint64_t untyped)
 {
     config_value *dv = &c->v[CFG_dtype];
     const infer_result *ir = f->inferred;
@@ -324,10 +278,10 @@ void model_trace_dtype(nano_config *c, const run_facts *f)
         return;
     const char *s = NULL, *why = NULL;
     char buf[200], src_where[100];
-    int src16;
+    int src16, by_weights;
     /* autocast's copies of weights at the moment explained, or over the run where that moment
      * came after them (a U-Net's peak late in its backward): at least a d×d weight's 16-bit copy
-     * (fp32_compute's measure: a smaller one is a tensor the program converted itself) */
+     * (model_fp32_compute's measure: a smaller one is a tensor the program converted itself) */
     uint64_t d = ir && ir->v[INFER_n_embd].known ? (uint64_t)ir->v[INFER_n_embd].value : 0;
     int copies = f->at_peak.bytes[CAT_AUTOCAST] > 0 ||
                  (f->has_cat_peaks && f->cat_peak[CAT_AUTOCAST] >= (d ? 2 * d * d : 1u << 20));
@@ -374,7 +328,17 @@ void model_trace_dtype(nano_config *c, const run_facts *f)
                ir->v[INFER_logits_dtype_bytes].value == 2 && dv->src == CONFIG_SRC_UNKNOWN) {
         s = "bfloat16";
         why = "16-bit logits in the forward and no GradScaler: bf16 mixed precision";
-    } else if ((why = fp32_compute(f)) != NULL) {
+    } else if (untyped && model_fp32_compute(f, &by_weights) && by_weights) {
+        /* fp32 gradients and no autocast copy say the trained weights are fp32, not the rest:
+         * a QLoRA's 4-bit base dequantized to bf16 in every matmul had been "fp32 compute" */
+        snprintf(dv->where, sizeof dv->where,
+                 "the trained weights are fp32 (their gradients' size) and autocast made no "
+                 "16-bit copy of a weight, but %.2f GiB of weights take no gradient and the "
+                 "trace does not give their dtype (frozen weights: a 4-bit or 16-bit base, an "
+                 "encoder cast to 16 bits; buffers): what the forward computes in is not known",
+                 (double)untyped / 1073741824.0);
+        return;
+    } else if ((why = model_fp32_compute(f, &by_weights)) != NULL) {
         s = "float32";
     }
     if (!s)

@@ -27,8 +27,28 @@ void model_batch_seen(nano_config *c, const run_facts *f);
  * state the recognized optimizer keeps moved from meas's activations to its own row, for the
  * calibration (m->state_moved: how much) */
 void model_trace_state_moved(model_result *m, const run_facts *f, cat_breakdown *meas);
-/* model_trace_dtype: the precision the trace shows when nothing gave it. */
-void model_trace_dtype(nano_config *c, const run_facts *f);
+/* model_trace_dtype: the precision the trace shows when nothing gave it; untyped: the weights'
+ * bytes whose element size the trace does not give (model_weights_untyped), which leave the
+ * precision of what they compute unknown. */
+void model_trace_dtype(nano_config *c, const run_facts *f, uint64_t untyped);
+/* model_fp32_compute: an eager run, every tensor seen, that made no 16-bit copy of a weight
+ * (autocast makes them) nor used a GradScaler, whose forward's outputs (its logits, its first
+ * token tensor, its attention before an out-of-memory error) or whole optimizer steps of fp32
+ * trained weights say fp32 compute: the evidence in words, *by_weights 1 where it is the trained
+ * weights alone (which say nothing of weights that take no gradient); else NULL
+ * (model_weights.c) */
+const char *model_fp32_compute(const run_facts *f, int *by_weights);
+/* model_weights_untyped: of the weights made before training (their largest bytes over the run),
+ * those that take no gradient (not the trained ones, by their gradients' size; not an EMA's copy
+ * of them, nor copies the program keeps), where nothing in the trace gives the element size of
+ * at least 1/16 of the weights (1/4 where autocast copied frozen weights: the rest, embeddings
+ * and norms, theirs): not autocast's copies of them (fp32 weights), fp32 logits or
+ * tokens made from them, the weights' sizes or fp32 master copies (16-bit). A frozen 4-bit base
+ * (a packed uint8 tensor holds two weights), a frozen encoder cast to fp16 beside an fp32 model:
+ * counting them at 4 B an element had made a QLoRA's 6.74 B weights "1201.80 M elements" and
+ * called its bf16 compute fp32. 0: none, fewer (buffers' share: said with the rest), or nothing
+ * trains that the trace counts. */
+uint64_t model_weights_untyped(const model_result *m, const run_facts *f);
 /* model_trace_compile: torch.compile on or off as the trace shows it when nothing gave it; a
  * compile=True that ran eager becomes a note. */
 void model_trace_compile(model_result *m, const run_facts *f, int nanogpt);

@@ -1,0 +1,108 @@
+/* model_weights.c — what element size the trace gives the weights (model_trace.h): fp32 compute
+ * where the forward's outputs or whole steps of trained weights with no copy say it, and the
+ * weights that take no gradient whose element size nothing in the trace gives. */
+#include "model_trace.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* model_fp32_compute: an eager run, every tensor seen (category peaks measured), whose first
+ * forward made its logits in fp32 only (or, a vision transformer's, its first token tensor in
+ * 4-byte elements; or, out of memory before its logits, ran its attention) from fp32 weights, and
+ * that never made a 16-bit copy of a weight (autocast makes them) nor used a GradScaler: no mixed
+ * precision. Its evidence in words, or NULL. */
+#define FP32_SAID "no mixed precision, fp32 compute" /* (true of a training and an evaluation) */
+/* (said from the trained weights alone: their gradients' size) */
+static const char FP32_WEIGHTS[] = "fp32 weights and no 16-bit copy of a weight matrix over the "
+                                   "run's optimizer steps (autocast makes one of each weight it "
+                                   "uses): " FP32_SAID;
+const char *model_fp32_compute(const run_facts *f, int *by_weights)
+{
+    *by_weights = 0;
+    const infer_result *ir = f->inferred;
+    /* autocast over fp32 weights copies a d×d matrix at least (2·d² B; no width, a U-Net's: 1
+     * MiB); a smaller "copy" is a tensor the program converted itself (a Llama's position ids
+     * .float(), 4 KiB, beside a LoRA B of kv×8 fp32; an fp32 U-Net's 256 B had said nothing) */
+    uint64_t d = ir && ir->v[INFER_n_embd].known ? (uint64_t)ir->v[INFER_n_embd].value : 0;
+    uint64_t copies = f->cat_peak[CAT_AUTOCAST], matrix = d ? 2 * d * d : (uint64_t)1 << 20;
+    if (!ir || !f->has_cat_peaks || !f->casts_visible || copies >= matrix || f->grad_scaler ||
+        f->compile_frames != MODEL_COMPILE_NOT_SEEN ||
+        (ir->v[INFER_param_dtype_bytes].known && ir->v[INFER_param_dtype_bytes].value != 4))
+        return NULL;
+    const infer_value *lg = &ir->v[INFER_logits_dtype_bytes], *tk = &ir->v[INFER_token_dtype_bytes],
+                      *att = &ir->v[INFER_attention_kernels];
+    /* (with a few bytes counted as autocast copies, smaller than a matrix: said of a matrix) */
+    const char *few = "fp32 logits only in the first forward and no 16-bit copy of a weight matrix "
+                      "over the run (autocast makes them; the few bytes counted as autocast copies "
+                      "are smaller than one, a tensor the program converted itself): " FP32_SAID;
+    if (lg->known)
+        return lg->value == 4
+                   ? copies ? few
+                            : "fp32 logits only in the first forward and no 16-bit "
+                              "copy of a weight over the run (autocast makes them): " FP32_SAID
+                   : NULL;
+    if (tk->known && tk->value == 4)
+        return "fp32 token activations in the first forward (B from the images beside them) and "
+               "no 16-bit copy of a weight over the run (autocast makes them): " FP32_SAID;
+    /* no logits (an OOM before them): its attention ran, so its projections did, and autocast
+     * would have copied their weights */
+    if (f->has_oom && att->known && att->value > 0)
+        return "its first forward's attention ran before the out-of-memory error with no 16-bit "
+               "copy of a weight (autocast makes one for each projection): " FP32_SAID;
+    /* no logits, tokens nor attention (a GAN, a CNN): whole steps of fp32 weights with no copy
+     * (a GAN's said "dtype unknown" beside "fp32 parameters") */
+    if (f->iterations > 0 && ir->v[INFER_param_dtype_bytes].known)
+        return *by_weights = 1, FP32_WEIGHTS;
+    return NULL;
+}
+
+uint64_t model_weights_untyped(const model_result *m, const run_facts *f)
+{
+    const infer_result *ir = f->inferred;
+    const infer_value *ev = ir ? &ir->v[INFER_param_dtype_bytes] : NULL;
+    uint64_t tr = m->rec.trainable, e = (uint64_t)model_trained_bytes(m);
+    uint64_t me = f->has_cat_peaks ? f->cat_peak[CAT_PARAMETERS] : f->at_peak.bytes[CAT_PARAMETERS];
+    uint64_t ema = f->ema_at_peak > f->ema_at_tensors ? f->ema_at_peak : f->ema_at_tensors;
+    uint64_t kept =
+        f->copies_at_peak > f->copies_at_tensors ? f->copies_at_peak : f->copies_at_tensors;
+    int by_weights;
+    const char *fp32 = model_fp32_compute(f, &by_weights);
+    /* the forward's own outputs fp32 with no copy (its logits, its tokens) say the frozen
+     * weights that made them fp32 too (a LoRA over an fp32 base, no autocast) */
+    if (!f->tensor_mode || !ir || !tr || tr > UINT64_MAX / 8 || !m->params_trace ||
+        ir->master_bytes || (ev->known && ev->value == 2) || (fp32 && !by_weights) ||
+        f->fwd0_copies_made > UINT64_MAX / 4)
+        return 0;
+    /* typed: the trained weights, an EMA's copy of them, the copies the program keeps (told
+     * apart: classify.c), and the weights beyond the trained ones that autocast copied in the
+     * first forward (fp32, twice a copy: a LoRA's base, a teacher's) */
+    uint64_t copied = 2 * f->fwd0_copies_made, typed = tr * e;
+    /* where autocast copied frozen weights (fp32), those it never casts beside them (the
+     * embeddings looked up, the norms: a LoRA's fp32 base keeps 9 % so) are that model's too:
+     * only a larger rest is another's */
+    unsigned share = copied > typed + typed / 16 ? 4 : 16;
+    typed = (copied > typed ? copied : typed) + ema + kept;
+    if (me <= typed || (me - typed) * share < me)
+        return 0;
+    return me - tr * e - ema - kept; /* (all that takes no gradient, as its words say) */
+}
+
+int model_untyped_words(const model_result *m, uint64_t me, char *out, size_t n)
+{
+    int e = model_trained_bytes(m);
+    uint64_t tb = m->rec.trainable * (uint64_t)e + m->ema_measured;
+    if (!m->weights_untyped || me <= tb)
+        return 0;
+    char ema[136] = "";
+    if (m->ema_said[0])
+        snprintf(ema, sizeof ema, ", %s", m->ema_said);
+    snprintf(out, n,
+             "%s%.2f M trained weights at %d B (%s)%s, and %.2f GiB that take no gradient, "
+             "whose element size the trace does not give (frozen weights, buffers%s)",
+             m->rec.trainable_lower ? "at least " : "the ", (double)m->rec.trainable / 1e6, e,
+             m->rec.trainable_lower ? "fp32 assumed"
+             : e == 2               ? "16-bit, as their gradients"
+                                    : "fp32, as their gradients",
+             ema, (double)(me - tb) / 1073741824.0, ema[0] ? "" : ", or a copy the program keeps");
+    return 1;
+}

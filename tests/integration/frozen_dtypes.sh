@@ -1,0 +1,61 @@
+#!/bin/sh
+# frozen_dtypes.sh — SIMULATED fine-tunings whose frozen weights are not the dtype of the trained
+# ones (tests/python/frozen_dtypes.py): a QLoRA-like decoder (packed 4-bit uint8 base with fp32
+# absmax, bf16 embedding, norms and head, fp32 adapters, no autocast) and a frozen fp16 encoder
+# beside a trained fp32 transformer under bf16 autocast with an fp32 EMA copy. The trace gives
+# the trained weights' element size (their gradients) and not the frozen ones': the weights that
+# take no gradient are said in bytes, the program's own (the QLoRA's had been "1201.80 M elements
+# at 4 B", its 6.74 B weights, and "159.91 M of the 1201.80 M weight elements"), no element count
+# of them is given (JSON from_trace null), and no fp32 compute is concluded from the trained
+# weights alone (the QLoRA had been "float32 ... no mixed precision, fp32 compute"; predict --from
+# "model weights, fp32 (fp32 compute)").
+set -u
+. "$ROOT/tests/sim_env.sh"
+P="$ROOT/tests/python/frozen_dtypes.py"
+timeout 300 "$VT" run --card 12GiB -o nf4.vt -- python3 "$P" --base nf4 --batch_size 4 \
+    </dev/null >nf4.out 2>&1 || { cat nf4.out; fail "the 4-bit run failed"; }
+timeout 300 "$VT" run --card 12GiB -o enc.vt -- python3 "$P" --base encoder --ema --batch_size 8 \
+    </dev/null >enc.out 2>&1 || { cat enc.out; fail "the encoder run failed"; }
+for r in nf4 enc; do
+    report_both $r
+    "$VT" report --html $r.html $r.vt >/dev/null 2>&1 || fail "$r: report --html failed"
+    grep -q "weight elements; beside them .* GiB of weights take no gradient, their element count not known" \
+        $r.html || fail "$r: the HTML's trainable row: $(grep -o 'trainable</td><td>[^<]*<[^>]*>[^<]*' $r.html)"
+    "$VT" predict --from $r.vt >$r.predict 2>&1 && "$VT" predict --from $r.json >$r.predict_json 2>&1 ||
+        fail "$r: predict --from failed"
+done
+python3 - <<'EOF' || fail "$(grep -h 'dtype  \|trainable  \|parameters: \|parameters (vs' nf4.txt enc.txt)"
+import json, re
+bad = []
+for r in ("nf4", "enc"):
+    facts = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", re.search(r"^FACTS .*$", open(r + ".out").read(), re.M).group(0))}
+    j, txt = json.load(open(r + ".json")), open(r + ".txt").read()
+    untyped = facts["frozen_bytes"] + facts["ema_bytes"]  # (all that takes no gradient)
+    tp, ut = j["recognized"]["trainable_params"], j["recognized"].get("untyped_weight_bytes")
+    if tp != facts["trainable"]:
+        bad.append(f"{r}: trainable {tp}, the program's {facts['trainable']}")
+    if not ut or abs(ut - untyped) > 0.01 * untyped:
+        bad.append(f"{r}: untyped_weight_bytes {ut}, the program's frozen (and EMA) bytes {untyped}")
+    if j["formula"]["parameter_count"]["from_trace"] is not None:
+        bad.append(f"{r}: from_trace {j['formula']['parameter_count']['from_trace']} (an element count at 4 B)")
+    # the weights' row: the trained ones counted, the rest in bytes (never all at one size)
+    row = re.search(r"^    parameters(?: \(vs basic\))?: (.*)$", txt, re.M)
+    if not row or "M elements at" in row.group(1) or "take no gradient, whose element size the trace does not give" not in row.group(1) \
+            or f"{facts['trainable'] / 1e6:.2f} M trained weights at 4 B" not in row.group(1):
+        bad.append(f"{r}: weights' row {row and row.group(1)}")
+    tr = re.search(r"^  trainable  .*$", txt, re.M)
+    if not tr or "weight elements made before training" in tr.group(0) or "their element count not known" not in tr.group(0):
+        bad.append(f"{r}: {tr and tr.group(0)}")
+    for p in (r + ".predict", r + ".predict_json"):
+        pr = re.search(r"^  parameters .*$", open(p).read(), re.M)
+        if not pr or "that take no gradient, of a dtype the trace does not give" not in pr.group(0):
+            bad.append(f"{p}: {pr and pr.group(0)}")
+# no autocast in the 4-bit run: its trained weights' fp32 says nothing of the base's compute
+j = json.load(open("nf4.json"))
+if j["config"]["dtype"]["value"] == "float32" or "not known" not in j["config"]["dtype"]["where"]:
+    bad.append(f"nf4: dtype {j['config']['dtype']}")
+for b in bad:
+    print("frozen_dtypes:", b)
+raise SystemExit(1 if bad else 0)
+EOF
+echo "frozen_dtypes: ok"
