@@ -69,6 +69,12 @@ typedef struct infer_result {
      * autocast kept there (it keeps those of weights that need a gradient: the trained ones, fp32
      * at twice a copy's bytes); 0: not read so */
     uint64_t trained_by_copies;
+    /* a vision transformer whose d-wide blocks saw fewer tokens than its position embedding has
+     * rows (vt__infer_heads: MAE's encoder sees the patches left unmasked): those rows; 0: not
+     * so. The rest went elsewhere: a stack the formula does not describe may run over them all
+     * (MAE's narrower decoder), so the share of its blocks' weights a forward cut short had used
+     * does not say how much of its activations were made. */
+    uint64_t pos_rows_unseen;
     /* where the token batch read is a no-grad pass's (tokens_eval), or none was read (a rollout
      * makes its sequences in its block, and a forward's tensors are no batch), and a training
      * forward came

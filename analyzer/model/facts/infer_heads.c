@@ -36,15 +36,29 @@ static size_t sized(const vt__pass *p, const uint64_t *sizes, size_t n, uint64_t
     return c;
 }
 
+/* out_tokens: the tokens of the kernel's output made just before its log-sum-exp rows at i (flash,
+ * efficient and cudnn make the output, B·T·d of k-byte elements, then the rows; cudnn's seed and
+ * offset come before both): its size over b·w·k, 0 when that is no whole number. Of the
+ * d-wide blocks' kernels alone: a stack of another width beside them (MAE's 512-wide decoder over
+ * all 197 tokens beside its 768-wide encoder) has outputs of its own width. */
+static uint64_t out_tokens(const vt__pass *p, size_t i, uint64_t b, uint64_t w, uint64_t k)
+{
+    uint64_t row = vt__mul(vt__mul(b, w), k), s = i ? p->t[i - 1].size : 0;
+    return row && s % row == 0 ? s / row : 0;
+}
+
 /* vt__infer_heads: H from a fused attention kernel's log-sum-exp rows in the first forward: B·H·T
  * fp32 (flash, cudnn; the efficient kernel pads T to a multiple of 32), made once in each of the
- * L blocks; H divides d with a head of 8 to 512 elements (the output, B·T·d of 16 bits, is not
- * one: d / 2 heads of 2) */
+ * L blocks, its output just before it B·T·d; H divides d with a head of 8 to 512 elements (the
+ * output, B·T·d of 16 bits, is not one: d / 2 heads of 2). A vision transformer's T is its
+ * position embedding's rows: where the d-wide kernels' outputs say the blocks saw fewer (MAE's
+ * encoder sees the quarter of the patches left unmasked, token pruning fewer still), T is
+ * theirs. */
 void vt__infer_heads(const vt__pass *p, infer_result *out)
 {
     const infer_value *N = &out->v[INFER_tokens], *T = &out->v[INFER_block_size],
                       *B = &out->v[INFER_batch_size], *d = &out->v[INFER_n_embd],
-                      *L = &out->v[INFER_n_layer];
+                      *L = &out->v[INFER_n_layer], *K = &out->v[INFER_token_dtype_bytes];
     if (!d->known || (T->known && (T->value <= 0 || (N->known && N->value % T->value))))
         return;
     /* B and T: the token batch over T, or the image batch (a vision transformer's patch tokens);
@@ -57,7 +71,12 @@ void vt__infer_heads(const vt__pass *p, infer_result *out)
     uint64_t w = (uint64_t)d->value;
     if (!b || !t)
         return;
-    uint64_t pads[2] = {t, T->known ? (t + 31) / 32 * 32 : t}, best = 0, bestT = 0;
+    /* fewer tokens than T only where T is a position embedding's rows (no token batch says it);
+     * the output's element size is then the first token tensor's (autocast's 16 bits: at 4 B,
+     * B·50·768 of 2 bytes is B·25·768, and 24 heads of 32 would fit as well as 12 of 64) */
+    int fewer = T->known && !N->known && K->known;
+    uint64_t k0 = fewer ? (uint64_t)K->value : 2, k1 = fewer ? k0 : 4;
+    uint64_t best = 0, bestT = 0, bestTok = 0;
     /* made in each block, or in those the first forward ran before an out-of-memory error */
     size_t bestn = 0, need = p->at_oom ? 1 : L->known && L->value >= 2 ? (size_t)L->value : 2;
     size_t ns = 0;
@@ -72,26 +91,42 @@ void vt__infer_heads(const vt__pass *p, infer_result *out)
         if (!x->attention || !x->early || x->kept)
             continue;
         size_t c = SIZE_MAX; /* how many of its size: counted once, when a padding fits */
-        for (int k = 0; k < 2; k++) {
-            uint64_t row = vt__mul(vt__mul(b, pads[k]), 4), h = row ? x->size / row : 0;
-            if (!row || x->size % row || !h || w % h || w / h < 8 || w / h > 512 ||
-                (k && pads[1] == pads[0]))
+        for (uint64_t k = k0; k <= k1; k += 2) {
+            uint64_t tok = out_tokens(p, i, b, w, k);
+            if (!tok || (tok != t && (!fewer || tok > t)))
                 continue;
-            if (c == SIZE_MAX)
-                c = sized(p, sizes, ns, x->size);
-            if (c >= need && c > bestn)
-                best = h, bestT = pads[k], bestn = c;
+            uint64_t pads[2] = {tok, T->known ? (tok + 31) / 32 * 32 : tok};
+            for (int q = 0; q < 2; q++) {
+                uint64_t row = vt__mul(vt__mul(b, pads[q]), 4), h = row ? x->size / row : 0;
+                if (!row || x->size % row || !h || w % h || w / h < 8 || w / h > 512 ||
+                    (q && pads[1] == pads[0]))
+                    continue;
+                if (c == SIZE_MAX)
+                    c = sized(p, sizes, ns, x->size);
+                if (c >= need && c > bestn)
+                    best = h, bestT = pads[q], bestTok = tok, bestn = c;
+            }
         }
     }
     free(sizes);
     if (!best)
         return;
+    if (bestTok != t) {
+        out->pos_rows_unseen = t;
+        vt__set(out, INFER_block_size, (int64_t)bestTok,
+                "T = %llu tokens through the width-%llu blocks: a fused attention kernel's "
+                "output, B·T·d of %lld-byte elements with B = %llu, made %zu times in the first "
+                "forward; fewer than the position embedding's %llu rows (the rest dropped "
+                "before the blocks)",
+                (unsigned long long)bestTok, (unsigned long long)w, (long long)K->value,
+                (unsigned long long)b, bestn, (unsigned long long)t);
+    }
     char how[96];
-    if (bestT == t)
-        snprintf(how, sizeof how, "B·T = %llu tokens", (unsigned long long)(b * t));
+    if (bestT == bestTok)
+        snprintf(how, sizeof how, "B·T = %llu tokens", (unsigned long long)(b * bestTok));
     else
         snprintf(how, sizeof how, "B = %llu and T = %llu padded to %llu", (unsigned long long)b,
-                 (unsigned long long)t, (unsigned long long)bestT);
+                 (unsigned long long)bestTok, (unsigned long long)bestT);
     vt__set(out, INFER_n_head, (int64_t)best,
             "H = %llu: a fused attention kernel's log-sum-exp rows, B·H·T fp32 with %s (%llu B), "
             "made %zu times in the first forward",

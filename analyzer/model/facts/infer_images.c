@@ -27,7 +27,9 @@ static int token_batch(const vt__pass *p, uint64_t T, uint64_t d, uint64_t want,
         /* not the image batch: fp32 B·3·H·W is B·2·196×d 2-byte elements when 3·224²·4 =
          * 2·196·768·2 (ViT-B/16 at 224²), and at an out-of-memory failure it is no longer
          * kept (vt__trim_oom cut it off the weights) */
-        if (!p->t[i].early || p->t[i].kept || p->t[i].batch)
+        /* nor autocast's 16-bit copy of the patch embedding's weight, d×3·16·16 of 2 bytes: at
+         * 128² (64 patches) it is B·64×d with B = 12 */
+        if (!p->t[i].early || p->t[i].kept || p->t[i].batch || p->t[i].cast)
             continue;
         for (uint64_t k = 2; k <= 4; k += 2)
             for (uint64_t t = T - 1, tdk; t <= T; t++)
