@@ -13,7 +13,8 @@
 # no flag ... sets it" and "change: --micro_batch_size 4 (code change besides: ...;
 # own_llama_nopos.py defines no flag for it)": now A is its default, carried by --accum_iter; with
 # it renamed --update-freq (not placed: another program's --update-freq need not be the
-# accumulation), the row and the change name it.
+# accumulation), the row and the change name it. A flag that picks the model by its name
+# (sim_hf.py's --model gpt2, a committed trace) is named where the heads are unknown.
 set -u
 . "$ROOT/tests/sim_env.sh"
 timeout 300 "$VT" run -q --card 3GiB -o t.vt -- python3 "$ROOT/tests/python/token_cap.py" \
@@ -76,4 +77,10 @@ grep "^  accumulation steps A  *unknown  *unknown: " update-freq.txt | grep -qF 
     fail "update-freq: $(grep 'accumulation steps A' update-freq.txt)"
 grep -q "change: --micro_batch_size [0-9]* (besides: gradients accumulated over .* by a code change or by update-freq.py's own --update-freq (default $a; not on the command line), which vramtrace does not read as the accumulation)" update-freq.txt ||
     fail "update-freq: $(grep 'change:' update-freq.txt | head -n 2)"
+# a flag that picks the model by name: sim_hf.py --model gpt2 (a committed trace), whose table of
+# sizes sets the heads, had "no flag of the recorded sim_hf.py sets it"
+"$VT" report --no-color "$ROOT/examples/traces/sim/gpt2_ckpt_b16_fit.vt" >m.txt || fail "committed trace: report failed"
+grep -q "^  run .*sim_hf.py --model gpt2 " m.txt || fail "committed trace: not sim_hf.py --model gpt2"
+grep "^  attention heads H  *unknown" m.txt | grep -qF "unknown: the recorded sim_hf.py defines --model (gpt2 on the command line; by its name a choice of model), a flag vramtrace does not read as the attention heads H" ||
+    fail "--model: $(grep '^  attention heads H' m.txt)"
 echo "flags_unplaced: ok (a script's flags vramtrace does not place are named, never said absent)"

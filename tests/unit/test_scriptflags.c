@@ -306,15 +306,17 @@ static void test_global_devices(void **state)
 /* the script's flags no spelling places are named on the key their words say, with their value
  * on the command line or their default (fairseq's --max-tokens, --encoder-layers, DiT's --depth);
  * a key left unknown names them. Placed flags, switches and string flags are never named. */
-static const char fairseq[] = "ap.add_argument('--max-tokens', type=int, default=40000)\n"
-                              "ap.add_argument('--update-freq', type=int, default=1)\n"
-                              "ap.add_argument('--encoder-layers', type=int, default=12)\n"
-                              "ap.add_argument('--depth', type=int)\n"
-                              "ap.add_argument('--encoder-embed-dim', type=int, default=512)\n"
-                              "ap.add_argument('--encoder-ffn-embed-dim', type=int, default=2048)\n"
-                              "ap.add_argument('--eval-batch-size', type=int, default=8)\n"
-                              "ap.add_argument('--blocks-grad', action='store_true')\n"
-                              "ap.add_argument('--accum_iter', type=int, default=2)\n";
+static const char fairseq[] =
+    "ap.add_argument('--max-tokens', type=int, default=40000)\n"
+    "ap.add_argument('--update-freq', type=int, default=1)\n"
+    "ap.add_argument('--encoder-layers', type=int, default=12)\n"
+    "ap.add_argument('--depth', type=int)\n"
+    "ap.add_argument('--encoder-embed-dim', type=int, default=512)\n"
+    "ap.add_argument('--encoder-ffn-embed-dim', type=int, default=2048)\n"
+    "ap.add_argument('--eval-batch-size', type=int, default=8)\n"
+    "ap.add_argument('--blocks-grad', action='store_true')\n"
+    "ap.add_argument('--accum_iter', type=int, default=2)\n"
+    "ap.add_argument('--model', choices=['gpt2', 'gpt2-medium'], default='gpt2')\n";
 
 static void test_unplaced(void **state)
 {
@@ -355,6 +357,17 @@ static void test_unplaced(void **state)
         if (scriptflags_words_key(words[i].name) != words[i].key)
             fail_msg("--%s: key %d, not %d", words[i].name, scriptflags_words_key(words[i].name),
                      words[i].key);
+    static const struct {
+        const char *name;
+        int model;
+    } choice[] = {
+        {"model", 1},      {"model_name_or_path", 1}, {"arch", 1},          {"backbone", 1},
+        {"model_type", 1}, {"output_dir", 0},         {"teacher_model", 0}, {"ema_model", 0},
+        {"model_dim", 0},  {"model_max_length", 0},   {"save_model", 0},    {"lr", 0}};
+    for (size_t i = 0; i < sizeof choice / sizeof *choice; i++)
+        if (scriptflags_model_choice(choice[i].name) != choice[i].model)
+            fail_msg("--%s: a choice of model %d, not %d", choice[i].name,
+                     scriptflags_model_choice(choice[i].name), choice[i].model);
     assert_true(scriptflags_token_cap("max_tokens"));
     assert_false(scriptflags_token_cap("max_new_tokens"));
 
@@ -374,27 +387,35 @@ static void test_unplaced(void **state)
                         "--max-tokens (8000 on the command line; a cap on tokens by its name)");
     assert_string_equal(c.v[CFG_n_layer].unplaced,
                         "--encoder-layers (default 12; not on the command line), --depth (6 on "
-                        "the command line)");
+                        "the command line), --model (default gpt2; not on the command line; by "
+                        "its name a choice of model)");
     assert_string_equal(c.v[CFG_n_embd].unplaced,
-                        "--encoder-embed-dim (default 512; not on the command line)");
+                        "--encoder-embed-dim (default 512; not on the command line), --model "
+                        "(default gpt2; not on the command line; by its name a choice of model)");
     /* --accum_iter: a spelling, so placed (its default), --update-freq named beside it */
     assert_int_equal(c.v[CFG_gradient_accumulation_steps].src, CONFIG_SRC_FILE);
     assert_int_equal(c.v[CFG_gradient_accumulation_steps].i, 2);
     assert_string_equal(c.v[CFG_gradient_accumulation_steps].flag, "--accum_iter");
     assert_string_equal(c.v[CFG_gradient_accumulation_steps].unplaced,
                         "--update-freq (default 1; not on the command line)");
-    assert_string_equal(c.v[CFG_n_head].unplaced, "");
+    /* --model: by its name a choice of model, under each key of the model's shape */
+    const char *model = "--model (default gpt2; not on the command line; by its name a choice of "
+                        "model)";
+    assert_string_equal(c.v[CFG_n_head].unplaced, model);
+    assert_string_equal(c.v[CFG_vocab_size].unplaced, model);
+    assert_string_equal(c.v[CFG_block_size].unplaced, "");
     char why[512];
     assert_string_equal(config_unknown_text(&c, CFG_n_layer, why, sizeof why),
                         "the recorded fs.py defines --encoder-layers (default 12; not on the "
-                        "command line), --depth (6 on the command line), flags vramtrace does not "
-                        "read as the layers L");
+                        "command line), --depth (6 on the command line), --model (default gpt2; "
+                        "not on the command line; by its name a choice of model), flags vramtrace "
+                        "does not read as the layers L");
     assert_string_equal(config_unknown_text(&c, CFG_batch_size, why, sizeof why),
                         "the recorded fs.py defines --max-tokens (8000 on the command line; a cap "
                         "on tokens by its name), a flag vramtrace does not read as the micro-batch "
                         "B: under a cap on a batch's tokens, B is the cap over the samples' "
                         "length, and changes as the length does");
-    assert_string_equal(config_unknown_text(&c, CFG_n_head, why, sizeof why),
+    assert_string_equal(config_unknown_text(&c, CFG_block_size, why, sizeof why),
                         "the command line does not give it, and no flag of the recorded fs.py "
                         "sets it");
 }

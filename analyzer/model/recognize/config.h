@@ -80,7 +80,7 @@ typedef struct config_value {
     /* the recorded script's flags whose names say this key but that no spelling places
      * ("--encoder-layers (default 12; not on the command line)"; config_apply_script): an
      * unknown value names them, never "no flag of the recorded script sets it"; or "" */
-    char unplaced[112];
+    char unplaced[200];
 } config_value;
 
 /* The config files a trace recorded (FILE records, trace format 1.2): for a trace, the only

@@ -359,27 +359,34 @@ static void name_unplaced(nano_config *c, const script_flag *fl, int n, int argc
         char key[64], dn[64];
         config_flag_name(lng, key, sizeof key);
         snprintf(dn, sizeof dn, "--%.40s", f->dest);
-        if (f->store_true || f->sdef[0] || f->choices[0] || config_flag_key(lng) >= 0 ||
-            (f->dest[0] && config_flag_key(dn) >= 0))
+        int model = !f->store_true && scriptflags_model_choice(key); /* (--model gpt2) */
+        if (!model && (f->store_true || f->sdef[0] || f->choices[0] || config_flag_key(lng) >= 0 ||
+                       (f->dest[0] && config_flag_key(dn) >= 0)))
             continue; /* a switch, a word's flag, or one a spelling placed */
-        int k = scriptflags_words_key(key);
+        int k = model ? CFG_n_layer : scriptflags_words_key(key);
         if (k < 0)
             continue;
         const char *v;
         int eq;
-        char one[96];
+        char one[128];
         if (given_value(f, argc, argv, &v, &eq) > 0 && v)
-            snprintf(one, sizeof one, "%.40s (%.16s on the command line", lng, v);
-        else if (f->ndef[0])
-            snprintf(one, sizeof one, "%.40s (default %.16s; not on the command line", lng,
-                     f->ndef);
+            snprintf(one, sizeof one, "%.40s (%.24s on the command line", lng, v);
+        else if (f->ndef[0] || f->sdef[0])
+            snprintf(one, sizeof one, "%.40s (default %.24s; not on the command line", lng,
+                     f->ndef[0] ? f->ndef : f->sdef);
         else
             snprintf(one, sizeof one, "%.40s (not on the command line", lng);
         size_t w = strlen(one);
         snprintf(one + w, sizeof one - w, "%s)",
-                 k == CFG_batch_size && scriptflags_token_cap(key) ? "; a cap on tokens by its name"
-                                                                   : "");
-        add_one(&c->v[k], one);
+                 model ? "; by its name a choice of model"
+                 : k == CFG_batch_size && scriptflags_token_cap(key)
+                     ? "; a cap on tokens by its name"
+                     : "");
+        /* a choice of model: its shape's keys, each (the table that maps it is the program's) */
+        static const config_key shape[] = {CFG_n_layer,    CFG_n_head,  CFG_n_embd,
+                                           CFG_vocab_size, CFG_dropout, CFG_bias};
+        for (size_t j = 0; j < (model ? sizeof shape / sizeof *shape : 1); j++)
+            add_one(&c->v[model ? (int)shape[j] : k], one);
     }
 }
 

@@ -71,6 +71,11 @@ void config_script_global(nano_config *c, int argc, const char *const *argv, lon
  * --max-tokens-per-batch), not a generation's (--max-new-tokens). scriptwords.c. */
 int scriptflags_words_key(const char *name);
 int scriptflags_token_cap(const char *name);
+/* scriptflags_model_choice: the name says it picks the model (--model, --arch,
+ * --model_name_or_path,
+ * --backbone; not an output directory's, a teacher's, an EMA's), whose choice sets the model's
+ * shape (layers, heads, width, vocabulary, dropout, bias) by a table vramtrace does not read */
+int scriptflags_model_choice(const char *name);
 
 /* scriptflags_amp16: an autocast flag's value: 2 bfloat16 ("bf16", "bfloat16", "bf16-mixed"),
  * 1 float16 ("fp16", "float16", "16-mixed"), 0 neither ("none", "", another) */

@@ -37,6 +37,15 @@ int scriptflags_token_cap(const char *name)
            (has_word(name, "max", 0) || has_word(name, "batch", 0)) && !any_word(name, gen);
 }
 
+int scriptflags_model_choice(const char *name)
+{
+    static const char *const m[] = {"model", "arch", "architecture", "backbone", NULL};
+    static const char *const not_m[] = {"dir",   "output",   "save",    "ckpt", "checkpoint",
+                                        "ema",   "teacher",  "ref",     "eval", "lr",
+                                        "dtype", "parallel", "compile", "seed", NULL};
+    return any_word(name, m) && !any_word(name, not_m) && scriptflags_words_key(name) < 0;
+}
+
 int scriptflags_words_key(const char *name)
 {
     static const char *const not_l[] = {"freeze", "frozen", "decay", "skip", "lr", "drop", NULL};
