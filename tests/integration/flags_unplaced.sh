@@ -14,7 +14,8 @@
 # own_llama_nopos.py defines no flag for it)": now A is its default, carried by --accum_iter; with
 # it renamed --update-freq (not placed: another program's --update-freq need not be the
 # accumulation), the row and the change name it. A flag that picks the model by its name
-# (sim_hf.py's --model gpt2, a committed trace) is named where the heads are unknown.
+# (sim_hf.py's --model gpt2, a committed trace) is named where the heads are unknown, an image's
+# side (sim_diffusion.py's --image-size) under the tokens T.
 set -u
 . "$ROOT/tests/sim_env.sh"
 timeout 300 "$VT" run -q --card 3GiB -o t.vt -- python3 "$ROOT/tests/python/token_cap.py" \
@@ -83,4 +84,12 @@ grep -q "change: --micro_batch_size [0-9]* (besides: gradients accumulated over 
 grep -q "^  run .*sim_hf.py --model gpt2 " m.txt || fail "committed trace: not sim_hf.py --model gpt2"
 grep "^  attention heads H  *unknown" m.txt | grep -qF "unknown: the recorded sim_hf.py defines --model (gpt2 on the command line; by its name a choice of model), a flag vramtrace does not read as the attention heads H" ||
     fail "--model: $(grep '^  attention heads H' m.txt)"
+# an image's side sets a vision model's tokens: sim_diffusion.py's --image-size (a committed trace)
+"$VT" report --json "$ROOT/examples/traces/sim/unet_b16_fit.vt" >u.json || fail "unet: report failed"
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+i = d['run']['argv'].index('--image-size')
+assert d['config']['block_size']['unplaced'] == '--image-size (%s on the command line)' % d['run']['argv'][i + 1], d['config']['block_size']" u.json ||
+    fail "unet: JSON config.block_size"
 echo "flags_unplaced: ok (a script's flags vramtrace does not place are named, never said absent)"

@@ -347,11 +347,13 @@ static void test_unplaced(void **state)
                  {"accum_freq", CFG_gradient_accumulation_steps},
                  {"max_source_positions", CFG_block_size},
                  {"max_len", CFG_block_size},
+                 {"resolution", CFG_block_size},
+                 {"image_size", CFG_block_size},
+                 {"input_size", CFG_block_size},
                  {"vocab", CFG_vocab_size},
                  {"lr", -1},
                  {"weight_decay", -1},
                  {"max_update", -1},
-                 {"input_size", -1},
                  {"num_workers", -1}};
     for (size_t i = 0; i < sizeof words / sizeof *words; i++)
         if (scriptflags_words_key(words[i].name) != words[i].key)

@@ -65,7 +65,8 @@ void config_script_global(nano_config *c, int argc, const char *const *argv, lon
 /* scriptflags_words_key: the key a flag's name (config_flag_name's: "encoder_layers") says in
  * words of its own, where no spelling places it: layers (--encoder-layers, --depth), width
  * (--encoder-embed-dim), heads, accumulation (--accum-freq, --update-freq), a batch or a cap on
- * a batch's tokens (--max-tokens), the vocabulary, a sequence's length, dropout, bias; -1 for
+ * a batch's tokens (--max-tokens), the vocabulary, a sequence's length or an image's side
+ * (--resolution, --image-size: a vision transformer's patch tokens), dropout, bias; -1 for
  * none (a side pass's batch, a grouped key / value count, a FFN's or LoRA's width).
  * scriptflags_token_cap: the name says a cap on a batch's tokens (--max-tokens,
  * --max-tokens-per-batch), not a generation's (--max-new-tokens). scriptwords.c. */

@@ -71,8 +71,9 @@ int scriptflags_words_key(const char *name)
         return CFG_vocab_size;
     if (has_word(name, "bias", 0))
         return CFG_bias;
-    if (any_word(name, t))
-        return CFG_block_size;
+    if (any_word(name, t) || has_word(name, "resolution", 0) || strstr(name, "image_size") ||
+        strstr(name, "img_size") || strstr(name, "input_size"))
+        return CFG_block_size; /* (an image's side sets a vision transformer's patch tokens) */
     if (any_word(name, d))
         return any_word(name, not_d) ? -1 : CFG_n_embd;
     return -1;
