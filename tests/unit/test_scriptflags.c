@@ -316,7 +316,8 @@ static const char fairseq[] =
     "ap.add_argument('--eval-batch-size', type=int, default=8)\n"
     "ap.add_argument('--blocks-grad', action='store_true')\n"
     "ap.add_argument('--accum_iter', type=int, default=2)\n"
-    "ap.add_argument('--model', choices=['gpt2', 'gpt2-medium'], default='gpt2')\n";
+    "ap.add_argument('--model', choices=['gpt2', 'gpt2-medium'], default='gpt2')\n"
+    "ap.add_argument('--d_model', type=int, default=768)\n";
 
 static void test_unplaced(void **state)
 {
@@ -400,7 +401,9 @@ static void test_unplaced(void **state)
     assert_string_equal(c.v[CFG_gradient_accumulation_steps].flag, "--accum_iter");
     assert_string_equal(c.v[CFG_gradient_accumulation_steps].unplaced,
                         "--update-freq (default 1; not on the command line)");
-    /* --model: by its name a choice of model, under each key of the model's shape */
+    /* --model: by its name a choice of model, under each key of the model's shape (not --d_model,
+     * the width's spelling: placed, its default the width) */
+    assert_int_equal(c.v[CFG_n_embd].i, 768);
     const char *model = "--model (default gpt2; not on the command line; by its name a choice of "
                         "model)";
     assert_string_equal(c.v[CFG_n_head].unplaced, model);

@@ -359,10 +359,11 @@ static void name_unplaced(nano_config *c, const script_flag *fl, int n, int argc
         char key[64], dn[64];
         config_flag_name(lng, key, sizeof key);
         snprintf(dn, sizeof dn, "--%.40s", f->dest);
-        int model = !f->store_true && scriptflags_model_choice(key); /* (--model gpt2) */
-        if (!model && (f->store_true || f->sdef[0] || f->choices[0] || config_flag_key(lng) >= 0 ||
-                       (f->dest[0] && config_flag_key(dn) >= 0)))
-            continue; /* a switch, a word's flag, or one a spelling placed */
+        if (f->store_true || config_flag_key(lng) >= 0 || (f->dest[0] && config_flag_key(dn) >= 0))
+            continue; /* a switch, or one a spelling placed (--d_model: no choice of model) */
+        int model = scriptflags_model_choice(key); /* (--model gpt2) */
+        if (!model && (f->sdef[0] || f->choices[0]))
+            continue; /* a word's flag */
         int k = model ? CFG_n_layer : scriptflags_words_key(key);
         if (k < 0)
             continue;
