@@ -440,12 +440,14 @@ int cmd_predict(int argc, char **argv)
         if (!config_known(&c, CFG_batch_size)) { /* nothing to scale from or calibrate with */
             /* (a report's JSON: to the report of its trace, not to the JSON) */
             const char *trace = !run.from_json ? from : run.trace[0] ? run.trace : "TRACE";
-            char why[sizeof c.v[0].where + 64];
+            char why[sizeof c.v[0].where + 64], esc[sizeof why * 4]; /* (the script's flags) */
+            config_unknown_text(&c, CFG_batch_size, why, sizeof why);
+            escape_term(why, strlen(why), esc, sizeof esc);
             fprintf(stderr,
                     "vramtrace predict: --from %s: the traced run's micro-batch is not known "
                     "(%s): give it, e.g. `vramtrace report --json --batch-size N %s > run.json`, "
                     "then `vramtrace predict --from run.json`\n",
-                    from, config_unknown_text(&c, CFG_batch_size, why, sizeof why), trace);
+                    from, esc, trace);
             return VT_EXIT_USAGE;
         }
         formula_shape_from_config(&c, &run_shape);

@@ -62,7 +62,9 @@ static void print_recognized(FILE *out, const model_result *m)
 /* print_generic: no formula applies: why, and what the measurement says. */
 static void print_generic(FILE *out, const model_result *m)
 {
-    fprintf(out, "\nformula: not applied. %s\n", m->formula_why);
+    fputs("\nformula: not applied. ", out); /* (it names the command line's flags: escaped) */
+    escape_term_fputs(out, m->formula_why, strlen(m->formula_why));
+    fputc('\n', out);
     int any = 0;
     for (int c = 0; c < CAT_COUNT; c++)
         if (m->reason_doc[c][0]) {

@@ -78,6 +78,22 @@ grep "^  accumulation steps A  *unknown  *unknown: " update-freq.txt | grep -qF 
     fail "update-freq: $(grep 'accumulation steps A' update-freq.txt)"
 grep -q "change: --micro_batch_size [0-9]* (besides: gradients accumulated over .* by a code change or by update-freq.py's own --update-freq (default $a; not on the command line), which vramtrace does not read as the accumulation)" update-freq.txt ||
     fail "update-freq: $(grep 'change:' update-freq.txt | head -n 2)"
+# a value of the command line is the trace's bytes: a colour code given with --max-tokens (the
+# program takes the number after it) reaches no terminal raw, neither from the report's rows and
+# formula reason nor from predict --from, which had printed it
+sed -e 's/ap.add_argument("--max-tokens", type=int, default=4000)/ap.add_argument("--max-tokens", default=None)/' \
+    -e 's/^    a = ap.parse_args()$/    a = ap.parse_args()\n    a.max_tokens = int(a.max_tokens.split("m")[-1])/' \
+    "$ROOT/tests/python/token_cap.py" >esc.py
+grep -q 'split("m")' esc.py || fail "esc.py: not made"
+esc=$(printf '\033[31m6000')
+PYTHONPATH="$ROOT/examples/sim" timeout 300 "$VT" run -q --card 3GiB -o esc.vt -- python3 esc.py --max-tokens "$esc" \
+    </dev/null >esc.out 2>&1 || fail "esc: run: $(tail -n 2 esc.out)"
+"$VT" report --no-color esc.vt >esc.txt || fail "esc: report failed"
+"$VT" predict --from esc.vt >/dev/null 2>esc.err && fail "esc: predict --from: exit 0"
+grep -qF 'defines --max-tokens (\x1b[31m6000 on the command line' esc.txt || fail "esc: $(grep 'micro-batch B' esc.txt)"
+cat esc.txt esc.err | tr -d '\n' | od -An -c | grep -q '033' && fail "esc: a raw escape reached the terminal"
+grep -qF 'defines --max-tokens (\x1b[31m6000 on the command line' esc.err || fail "esc: predict --from: $(cat esc.err)"
+
 # a flag that picks the model by name: sim_hf.py --model gpt2 (a committed trace), whose table of
 # sizes sets the heads, had "no flag of the recorded sim_hf.py sets it"
 "$VT" report --no-color "$ROOT/examples/traces/sim/gpt2_ckpt_b16_fit.vt" >m.txt || fail "committed trace: report failed"

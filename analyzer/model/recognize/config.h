@@ -79,7 +79,8 @@ typedef struct config_value {
     char call[48]; /* flag_sep '(': the call as the script wrote it ("TrainingArguments") */
     /* the recorded script's flags whose names say this key but that no spelling places
      * ("--encoder-layers (default 12; not on the command line)"; config_apply_script): an
-     * unknown value names them, never "no flag of the recorded script sets it"; or "" */
+     * unknown value names them, never "no flag of the recorded script sets it"; or "" (200: the
+     * reason that names them, with the script's name, within the views' sizeof where + 64) */
     char unplaced[200];
 } config_value;
 
