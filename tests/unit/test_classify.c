@@ -214,6 +214,67 @@ static void test_casts_input(void **st)
     assert_false(casts_input(&w, 1, 250 * M));
 }
 
+/* own: the program's own dtype cast in the loop (phases.c: loss and attention together, no
+ * input), made in the forward after bwd backward passes, freed after bf */
+static classify_input own(int phase_free, uint32_t ba, uint32_t bf)
+{
+    classify_input in = tensor(PHASE_FORWARD, phase_free, ba, bf);
+    in.loss_site = in.attention = 1;
+    return in;
+}
+
+static void test_own_casts(void **st)
+{
+    (void)st;
+    /* fp32 master gradients: a weight's size, cast after a backward, freed by zero_grad in the
+     * step that followed (counted from the first gradient freed, among the casts: or after it
+     * began), before the next backward */
+    classify_input in = own(PHASE_OPTIMIZER, 1, 1);
+    in.param_sized = 1;
+    in.iter_alloc = in.iter_free = 1;
+    assert_int_equal(cat_of(in), CAT_GRADIENTS);
+    in.phase_free = PHASE_FORWARD, in.iter_free = 2;
+    assert_int_equal(cat_of(in), CAT_GRADIENTS);
+    /* negative: alive through the next backward (a batch's size by chance), not a weight's size,
+     * made before any backward, cut by an out-of-memory error */
+    in.bwd_free = 2;
+    assert_int_equal(cat_of(in), CAT_INPUTS);
+    in = own(PHASE_OPTIMIZER, 1, 1);
+    in.iter_free = 1;
+    assert_int_equal(cat_of(in), CAT_INPUTS);
+    in.param_sized = 1, in.bwd_alloc = in.bwd_free = 0;
+    assert_int_equal(cat_of(in), CAT_INPUTS);
+    in.bwd_alloc = in.bwd_free = 1, in.cut_by_oom = 1;
+    assert_int_equal(cat_of(in), CAT_INPUTS);
+    /* the logits' fp32 copy for the loss: B*T*V, whatever its lifetime */
+    in = own(PHASE_FORWARD, 0, 0);
+    in.vocab_sized = 1;
+    assert_int_equal(cat_of(in), CAT_LOGITS);
+    /* freed before a backward or a step followed: a temporary */
+    in.vocab_sized = 0;
+    assert_int_equal(cat_of(in), CAT_TEMPORARIES);
+    /* a batch's cast before the forward, alive through its backward (or to the end) */
+    assert_int_equal(cat_of(own(PHASE_FORWARD, 1, 2)), CAT_INPUTS);
+    assert_int_equal(cat_of(own(PHASE_COUNT, 1, 1)), CAT_INPUTS);
+    /* made before the first forward: init's (master weights kept are parameters); the batch's
+     * cast is input already there (the replay: a batch went onto the device before it) */
+    in = own(PHASE_COUNT, 0, 0);
+    in.phase_alloc = PHASE_INIT;
+    assert_int_equal(cat_of(in), CAT_PARAMETERS);
+    in.input = 1;
+    assert_int_equal(cat_of(in), CAT_INPUTS);
+    /* negative: a loss's own allocation (no attention) and an attention kernel's (no loss) */
+    in = tensor(PHASE_FORWARD, PHASE_FORWARD, 0, 0);
+    in.loss_site = 1;
+    assert_int_equal(cat_of(in), CAT_LOGITS);
+    in.loss_site = 0, in.attention = 1;
+    assert_int_equal(cat_of(in), CAT_ATTENTION);
+    /* segment mode: such a cast's segment is the forward's, not the loss's */
+    in = own(PHASE_FORWARD, 0, 0);
+    in.tensor_api = in.tensor_mode = 0;
+    assert_int_equal(cat_of(in), CAT_ACTIVATIONS);
+}
+
 static void test_segment_mode(void **st)
 {
     (void)st;
@@ -362,6 +423,7 @@ int main(void)
         cmocka_unit_test(test_autocast),
         cmocka_unit_test(test_casts_input),
         cmocka_unit_test(test_segment_mode),
+        cmocka_unit_test(test_own_casts),
         cmocka_unit_test(test_unknown_and_table),
         cmocka_unit_test(test_breakdown_sums_held),
         cmocka_unit_test(test_settled_is_every_end),

@@ -397,6 +397,44 @@ static void test_site_memo(void **state)
 /* a native frame's symbol whose demangling may say something (phases_native_may_say, which spares
  * the others their demangling): every pattern's name as recorded, mangled or not; not a name with
  * none of their words */
+/* the program's own dtype cast on the device (x.float(): aten::to with a dtype alone, the
+ * program's line innermost): no batch moved onto the device by itself, told to classify.c as loss
+ * and attention together; a move onto the device (.cuda(), .to(device): to_dtype_layout) is */
+static void test_own_cast(void **state)
+{
+    (void)state;
+    stack_facts f =
+        PHASE_OF(native("at::_ops::_to_copy::call"), native("at::native::to"),
+                 native("at::_ops::to_dtype::call(at::Tensor const&)"), py("/w/train.py", "main"));
+    assert_int_equal(f.input, 0);
+    assert_int_equal(f.loss, 1);
+    assert_int_equal(f.attention, 1);
+    assert_int_equal(f.workspace, 0);
+    assert_int_equal(f.phase, PHASE_OTHER); /* (no loss's: the forward's only by the replay) */
+    f = PHASE_OF(native("at::_ops::_to_copy::call"), native("at::native::to"),
+                 native("at::_ops::to_dtype_layout::call(at::Tensor const&)"),
+                 py("/w/train.py", "main"));
+    assert_int_equal(f.input, 1);
+    assert_int_equal(f.loss, 0);
+    assert_int_equal(f.attention, 0);
+    /* negative: autocast's cast of an operator's input called from the loop, a cast in the
+     * program's data path (a batch) or inside a module */
+    f = PHASE_OF(native("at::_ops::_to_copy::call"), native("at::_ops::to_dtype::call"),
+                 native("at::autocast::cached_cast(c10::ScalarType, at::Tensor const&)"),
+                 native("at::_ops::mm::call"), py("/w/train.py", "main"));
+    assert_int_equal(f.attention, 0);
+    assert_int_equal(f.loss, 0);
+    f = PHASE_OF(native("at::_ops::_to_copy::call"), native("at::_ops::to_dtype::call"),
+                 py("/w/train.py", "get_batch"), py("/w/train.py", "main"));
+    assert_int_equal(f.input, 1);
+    assert_int_equal(f.attention, 0);
+    f = PHASE_OF(native("at::_ops::_to_copy::call"), native("at::_ops::to_dtype::call"),
+                 py("/w/model.py", "Net.forward"), py("/w/train.py", "main"));
+    assert_int_equal(f.input, 0);
+    assert_int_equal(f.attention, 0);
+    assert_int_equal(f.phase, PHASE_FORWARD);
+}
+
 static void test_native_may_say(void **state)
 {
     (void)state;
@@ -415,6 +453,7 @@ static void test_native_may_say(void **state)
         "_ZN2at6native24_cudnn_attention_forwardERKNS_6TensorE",
         "_ZN2at6native28scaled_dot_product_attentionERKNS_6TensorE",
         "_ZN2at6native19native_dropout_cudaERKNS_6TensorEdSt8optionalIbE",
+        "_ZN2at8autocast11cached_castEN3c1010ScalarTypeERKNS_6TensorENS1_10DeviceTypeE",
     };
     static const char *const no[] = {"", "_PyEval_EvalFrameDefault", "_ZN3c1010TensorImpl4sizeEl",
                                      "_ZN2at6native5emptyEv",
@@ -442,7 +481,7 @@ int main(void)
         cmocka_unit_test(test_inputs_and_seed), cmocka_unit_test(test_site),
         cmocka_unit_test(test_site_memo),       cmocka_unit_test(test_names),
         cmocka_unit_test(test_native_may_say),  cmocka_unit_test(test_compiled_and_scaler),
-        cmocka_unit_test(test_closure),
+        cmocka_unit_test(test_closure),         cmocka_unit_test(test_own_cast),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -65,6 +65,42 @@ static int r_state_back(const classify_input *in)
     return host_copy(in) && in->param_sized && in->phase_alloc == PHASE_FORWARD && in->freed &&
            !in->cut_by_oom && in->iter_free > in->iter_alloc && in->bwd_free == in->bwd_alloc;
 }
+/* own_cast: the program's own dtype cast of a tensor on the device, outside a module (x.float(),
+ * .to(dtype)), in the loop: phases.c tells it as loss and attention together, which nothing else
+ * is (no attention kernel runs under a loss), and no input (before the first forward it is made
+ * as init's: master weights are parameters by their lifetime; a batch's cast after a batch went
+ * onto the device is input already) */
+static int own_cast(const classify_input *in)
+{
+    return in->tensor_api && in->loss_site && in->attention && !in->input && !in->workspace &&
+           in->phase_alloc == PHASE_FORWARD;
+}
+static int r_cast_grads(const classify_input *in)
+{
+    /* a weight's size, cast after a backward and freed by the optimizer step after it (or once
+     * it began), before the next backward: the gradients cast for the step (fp32 master
+     * gradients: m.grad = p.grad.float(), freed by zero_grad; the step is counted from the first
+     * gradient freed, which can come among the casts); a batch lives through its backward */
+    return own_cast(in) && in->bwd_alloc > 0 && in->param_sized && !in->vocab_sized && in->freed &&
+           !in->cut_by_oom && in->bwd_free == in->bwd_alloc &&
+           (in->iter_free > in->iter_alloc || in->phase_free == PHASE_OPTIMIZER);
+}
+static int r_cast_logits(const classify_input *in)
+{
+    return own_cast(in) && in->vocab_sized; /* B*T*V: the logits' copy for the loss */
+}
+static int r_cast_temp(const classify_input *in)
+{
+    /* freed before a backward or a step followed: a temporary of the loop's (the logits' copy a
+     * loss read, of a size the vocabulary does not tell: B*T*V elements are an embedding's V*d
+     * where B*T is the width; an image batch's cast before its normalization) */
+    return own_cast(in) && in->freed && !in->cut_by_oom && in->bwd_free == in->bwd_alloc &&
+           in->iter_free == in->iter_alloc;
+}
+static int r_cast_batch(const classify_input *in)
+{
+    return own_cast(in); /* (x.cuda().float(): a batch cast on the device before the forward) */
+}
 static int r_params(const classify_input *in)
 {
     return SEG(in) && in->phase_alloc == PHASE_INIT;
@@ -80,7 +116,8 @@ static int r_optim_temp(const classify_input *in)
 }
 static int r_seg_loss(const classify_input *in)
 {
-    return !in->tensor_mode && in->phase_alloc == PHASE_FORWARD && in->loss_site;
+    /* (loss and attention together: the program's own cast, own_cast) */
+    return !in->tensor_mode && in->phase_alloc == PHASE_FORWARD && in->loss_site && !in->attention;
 }
 static int r_seg_fwd(const classify_input *in)
 {
@@ -219,6 +256,15 @@ static int r_other(const classify_input *in)
     X(state_back, r_state_back, OPTIMIZER,                                                         \
       "a weight-sized copy the program made on the device after a backward, freed after the "      \
       "optimizer step that followed: optimizer state kept on the host between steps")              \
+    X(cast_gradients, r_cast_grads, GRADIENTS,                                                     \
+      "the program's own dtype cast of a weight's size, made after a backward and freed by the "   \
+      "optimizer step that followed, before the next backward: gradients cast for the step")       \
+    X(cast_logits, r_cast_logits, LOGITS,                                                          \
+      "the program's own dtype cast, B*T*V sized: the logits' copy for the loss")                  \
+    X(cast_temp, r_cast_temp, TEMPORARIES,                                                         \
+      "the program's own dtype cast, freed before a backward or a step followed: a temporary")     \
+    X(cast_inputs, r_cast_batch, INPUTS,                                                           \
+      "the program's own dtype cast on the device in the loop, outside a module: a batch's")       \
     X(workspace, r_workspace, WORKSPACE, "allocated under cuBLAS's handle: its workspace, kept")   \
     X(inputs, r_inputs, INPUTS,                                                                    \
       "a batch: get_batch / DataLoader, or made / copied by the program itself")                   \

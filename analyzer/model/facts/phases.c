@@ -452,7 +452,16 @@ stack_facts phases_acc_end(const phases_acc *a)
     /* (random floats too: a diffusion step's noise, not under a module's __init__, where a
      * parameter made with torch.randn on the device is) */
     int own = (a->first_py_user == 1 || data) && !fwd && !run;
-    r.input = own && ((any & FB_RAND) || ((any & FB_NOISE) && !init) || r.to_copy);
+    /* the program's own dtype cast of a tensor on the device (x.float(), .to(dtype): aten::to
+     * with a dtype alone), not autocast's and under no operator that says more (a loss, an
+     * attention kernel, cuBLAS), outside a data path, evaluation, backward, step or compile (the
+     * phase below: none, or init's frames): no batch moved onto the device by itself; what it is
+     * (master weights, master gradients, the logits' fp32 copy, a batch's cast) its lifetime and
+     * size tell (classify.c's own_cast) */
+    int cast = own && r.to_copy && (any & FB_TO_DTYPE) && !data && !ev && !bwd && !opt && !comp &&
+               !(any & (FB_AUTOCAST | FB_LOSS | FB_ATTENTION | FB_WORKSPACE | FB_RAND | FB_NOISE |
+                        FB_CLONE));
+    r.input = own && ((any & FB_RAND) || ((any & FB_NOISE) && !init) || (r.to_copy && !cast));
     /* a copy on the device the program's own code makes outside a module (clone: device to
      * device), such as a checkpoint of the weights or of the optimizer's state kept on the device:
      * told to classify.c as input and workspace together, which nothing else is (a batch is no
@@ -471,6 +480,14 @@ stack_facts phases_acc_end(const phases_acc *a)
               : init          ? PHASE_INIT
                               : PHASE_OTHER;
     /* a loss computed in the training loop (outside forward) is still the forward pass */
+    /* the cast told to classify.c as loss and attention together, which nothing else is (no
+     * attention kernel runs under a loss), and as no input: before the first forward it is made
+     * as init's (its size among the parameters'; a batch's cast then is the input already on the
+     * device's) */
+    if (cast) { /* (its phase: none, or init's) */
+        r.loss = 1;
+        r.attention = 1;
+    }
     return r;
 }
 

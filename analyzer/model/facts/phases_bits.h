@@ -37,6 +37,9 @@ enum {
     FB_OP = 1 << 24,         /* a native frame of an ATen operator's dispatch (at::_ops::) */
     FB_MODEL_OP = 1 << 25,   /* a native frame of an operator only a model's forward runs */
     FB_CLONE = 1 << 26,      /* a copy on the device (clone): a batch's, or a weight's kept */
+    FB_TO_DTYPE = 1 << 27,   /* aten::to with a dtype alone (.float(), .to(dtype)): a cast on the
+                              * tensor's own device, no move (at::_ops::to_dtype::) */
+    FB_AUTOCAST = 1 << 28,   /* autocast's cast of an operator's input (at::autocast::) */
 };
 
 /* phases_native_bits: what a native frame says, from its function's name (demangled) */

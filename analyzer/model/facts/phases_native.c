@@ -64,6 +64,7 @@ uint32_t phases_native_bits(const char *fn)
              ? FB_LOSS
              : 0;
     b |= strstr(fn, "_to_copy") ? FB_TO_COPY : 0;
+    b |= strstr(fn, "at::autocast::") ? FB_AUTOCAST : 0;
     const char *op = strstr(fn, "at::_ops::");
     b |= op ? FB_OP : 0;
     b |= model_op(op) ? FB_MODEL_OP : 0;
@@ -72,6 +73,7 @@ uint32_t phases_native_bits(const char *fn)
         const char *o = q + strlen("at::_ops::");
         b |= !strncmp(o, "randint", 7) || !strncmp(o, "random_", 7) ? FB_RAND : 0;
         b |= !strncmp(o, "clone::", 7) ? FB_CLONE : 0;
+        b |= !strncmp(o, "to_dtype::", 10) ? FB_TO_DTYPE : 0;
         b |= !strncmp(o, "randn", 5) || !strncmp(o, "rand_like", 9) || !strncmp(o, "rand::", 6) ||
                      !strncmp(o, "normal", 6)
                  ? FB_NOISE
@@ -95,8 +97,9 @@ int phases_native_may_say(const char *name)
      * mangled one's identifiers (and the demangler's own words, none of which holds one of these),
      * so a name without any of them, mangled or not, says nothing */
     static const char *const words[] = {
-        "Engine", "cross_entropy", "log_softmax", "nll_loss",           "_to_copy",      "_ops",
-        "Blas",   "cublas",        "_attention",  "scaled_dot_product", "native_dropout"};
+        "Engine",         "cross_entropy", "log_softmax", "nll_loss",   "_to_copy",
+        "_ops",           "Blas",          "cublas",      "_attention", "scaled_dot_product",
+        "native_dropout", "autocast"};
     for (size_t i = 0; i < sizeof words / sizeof *words; i++)
         if (strstr(name, words[i]))
             return 1;
