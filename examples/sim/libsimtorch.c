@@ -169,11 +169,17 @@ uint64_t sim_blaslt_ws(uint64_t n)
     return device_alloc(n) + g_zero;
 }
 
-/* Tensor.to / Tensor.cuda: called straight from Python (no Python frame of simtorch's own, as
- * PyTorch's builtin method leaves none), so the caller is the innermost Python frame when the
- * copy is allocated. The planner (Python) says how many bytes the copy needs: -1 none (the
- * tensor itself), -3 a host copy, other negatives an error it keeps. Returns the address, 1
- * (itself), 3 (host), 2 (error) or 0 (out of memory). */
+/* Tensor.to / .cuda() / .cpu() / .float() / .half() / .bfloat16() / .long(): called straight from
+ * Python (no Python frame of simtorch's own, as PyTorch's builtin methods leave none), so the
+ * caller is the innermost Python frame when the copy is allocated. The planner (Python) says how
+ * many bytes the copy needs and which overload of aten::to the call is: n * 4 + SIM_TO_*; -1 none
+ * (the tensor itself), -3 a host copy, other negatives an error it keeps. The copy is made under
+ * the overload's dispatch frame and at::native::to, as in PyTorch: to_dtype_layout for a device
+ * alone (.to(device), .cuda(): the binding's TensorOptions), to_dtype for a dtype alone (.float(),
+ * .to(dtype): a cast on the tensor's own device; PyTorch's to_device, for both, is not simulated:
+ * simtorch's .to() takes one). Returns the address, 1 (itself), 3 (host), 2 (error) or 0 (out of
+ * memory). */
+enum { SIM_TO_LAYOUT, SIM_TO_DTYPE };
 typedef int64_t (*sim_planner)(void *self, void *arg);
 static sim_planner g_planner;
 SIM_EXPORT void sim_set_planner(sim_planner p)
@@ -181,7 +187,23 @@ SIM_EXPORT void sim_set_planner(sim_planner p)
     g_planner = p;
 }
 SIM_EXPORT __attribute__((noinline)) uint64_t
-sim_tensor_to(void *self, void *arg) __asm__("_ZN2at6native2toEv");
+sim_native_to(uint64_t n) __asm__("_ZN2at6native2toEm");
+uint64_t sim_native_to(uint64_t n)
+{
+    return sim_op__to_copy(n) + g_zero;
+}
+/* SIM_TO(len, name): `at::_ops::name::call(unsigned long)`, an overload's dispatch of aten::to */
+#define SIM_TO(len, name)                                                                          \
+    SIM_EXPORT __attribute__((noinline))                                                           \
+    uint64_t sim_##name(uint64_t n) __asm__("_ZN2at4_ops" #len #name "4callEm");                   \
+    uint64_t sim_##name(uint64_t n)                                                                \
+    {                                                                                              \
+        return sim_native_to(n) + g_zero;                                                          \
+    }
+SIM_TO(15, to_dtype_layout)
+SIM_TO(8, to_dtype)
+SIM_EXPORT __attribute__((noinline)) uint64_t
+sim_tensor_to(void *self, void *arg) __asm__("_ZN5torch8autograd14THPVariable_toEv");
 uint64_t sim_tensor_to(void *self, void *arg)
 {
     int64_t n = g_planner ? g_planner(self, arg) : -2;
@@ -189,7 +211,10 @@ uint64_t sim_tensor_to(void *self, void *arg)
         return (uint64_t)-n;
     if (n < 0)
         return 2;
-    return sim_op__to_copy((uint64_t)n) + g_zero;
+    uint64_t bytes = (uint64_t)n >> 2;
+    if ((n & 3) == SIM_TO_DTYPE)
+        return sim_to_dtype(bytes) + g_zero;
+    return sim_to_dtype_layout(bytes) + g_zero;
 }
 
 /* Tensor.clone: called straight from Python as Tensor.to is (PyTorch's builtin method leaves no
@@ -204,7 +229,7 @@ uint64_t sim_tensor_clone(void *self, void *arg)
         return 3;
     if (n < 0)
         return 2;
-    return sim_op_clone((uint64_t)n) + g_zero;
+    return sim_op_clone((uint64_t)n >> 2) + g_zero;
 }
 
 /* sim_alloc: an allocation no named operation makes. */

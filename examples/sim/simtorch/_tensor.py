@@ -104,19 +104,7 @@ class Tensor(T.TensorBase):
     def unbind(self, dim=0):
         return A.unbind(self, dim)
 
-    # types
-    def float(self):
-        return A.cast(self, _C.float32)
-
-    def half(self):
-        return A.cast(self, _C.float16)
-
-    def bfloat16(self):
-        return A.cast(self, _C.bfloat16)
-
-    def long(self):
-        return A.cast(self, _C.int64)
-
+    # types (.float(), .half(), .bfloat16(), .long(): below, as .to())
     def type_as(self, other):
         return A.cast(self, other.dtype)
 
@@ -227,9 +215,14 @@ def _target(arg, t):
     return ("cuda" if name.startswith("cuda") else "cpu"), t.dtype
 
 
+# the overload of aten::to a call dispatches to (libsimtorch.c's SIM_TO_*), as PyTorch's binding
+# picks it: a device alone is a TensorOptions (to_dtype_layout), a dtype alone to_dtype
+_TO_LAYOUT, _TO_DTYPE = 0, 1
+
+
 def _plan_copy(t, arg):
-    """Planner callback: the bytes t.to(arg) allocates on the device (-1: none, t itself;
-    -3: a host copy; -2: an error, kept for the caller)."""
+    """Planner callback: the bytes t.to(arg) allocates on the device, times 4, plus the overload
+    (_TO_*; -1: none, t itself; -3: a host copy; -2: an error, kept for the caller)."""
     try:
         device, dtype = _target(arg, t)
         _C.tls.copy_plan = (device, dtype)
@@ -237,7 +230,8 @@ def _plan_copy(t, arg):
             return -1
         if device == "cpu":
             return -3
-        return T.numel_of(t._shape) * dtype.itemsize
+        kind = _TO_DTYPE if isinstance(arg, _C.dtype) else _TO_LAYOUT
+        return T.numel_of(t._shape) * dtype.itemsize * 4 + kind
     except BaseException as e:  # noqa: BLE001 — raised by the caller's _copy_result
         _C.tls.copy_error = e
         return -2
@@ -274,7 +268,7 @@ def _entry():
         lib = _C.lazy_init()
         lib.sim_set_planner.argtypes, lib.sim_set_planner.restype = [ctypes.c_void_p], None
         lib.sim_set_planner(ctypes.cast(_planner_ptr, ctypes.c_void_p))
-        fn = lib["_ZN2at6native2toEv"]
+        fn = lib["_ZN5torch8autograd14THPVariable_toEv"]
         fn.argtypes, fn.restype = [ctypes.py_object, ctypes.py_object], ctypes.c_uint64
         fn.errcheck = _copy_result
         _to_entry = fn
@@ -311,7 +305,18 @@ def _bound_cpu(self):
     return functools.partial(_entry(), self, "cpu")
 
 
+def _bound_dtype(dtype):
+    """Tensor.float() / .half() / .bfloat16() / .long(): .to(dtype), entering the native library
+    straight from the caller as torch's builtins do (a cast in a training loop's own line has that
+    line for its innermost Python frame, not one of simtorch's)."""
+    return property(lambda self: functools.partial(_entry(), self, dtype))
+
+
 Tensor.to = property(_bound_copy)
+Tensor.float = _bound_dtype(_C.float32)
+Tensor.half = _bound_dtype(_C.float16)
+Tensor.bfloat16 = _bound_dtype(_C.bfloat16)
+Tensor.long = _bound_dtype(_C.int64)
 Tensor.cuda = property(_bound_cuda)
 Tensor.cpu = property(_bound_cpu)
 Tensor.clone = property(_bound_clone)
