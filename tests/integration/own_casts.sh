@@ -10,19 +10,42 @@
 # copies and temporaries, never gradients. Now, against the program's own counts: the parameters
 # at the peak are the weights and the masters, to the byte; the gradients the master gradients;
 # the logits' copy is logits/loss; the inputs the token ids and the mask (two batches at most);
-# no autocast copies (it has no autocast).
+# no autocast copies (it has no autocast); every byte of each cast over the run (flame --at all)
+# in its category: the masters parameters, the master gradients gradients, the logits' copy
+# logits/loss (the vocabulary read from the 16-bit embedding, the fp32 masters made after it:
+# before, none, and the copy a temporary), the mask's cast inputs.
 set -u
 . "$ROOT/tests/sim_env.sh"
 timeout 300 "$VT" run -q --card 3GiB -o run.vt -- python3 "$ROOT/tests/python/own_casts.py" \
     </dev/null >run.out 2>&1 || fail "run failed: $(tail -n 3 run.out)"
 report_both run
-python3 - run.json run.out <<'PY' || fail "see above"
-import json, sys
+"$VT" flame --at all run.vt >run.flame || fail "flame --at all failed"
+python3 - run.json run.out run.flame "$ROOT/tests/python/own_casts.py" <<'PY' || fail "see above"
+import json, re, sys
 r = json.load(open(sys.argv[1]))
 t = next(json.loads(l.split(" ", 1)[1]) for l in open(sys.argv[2]) if l.startswith("VRAMTRACE_TORCH_STATS "))
 assert not t["oom"] and t["steps"] == 3, t  # (the case: it ran through)
 cats, peaks = r["categories"], {k: v["bytes"] for k, v in r["category_peaks"].items()}
 bad = []
+# each cast's allocations over the run (flame --at all: every allocation, its category), by the
+# program's line that makes it: all in the category of what it is, every byte of it
+src = open(sys.argv[4]).read().split("\n")
+main = src.index("def main():")
+line = lambda text: next(i + 1 for i, l in enumerate(src) if i > main and text in l)
+want = {line("nn.Parameter(p.detach().float())"): ("parameters", t["master_bytes"]),
+        line("m.grad = p.grad.float()"): ("gradients", t["steps"] * t["master_grad_bytes"]),
+        line("logits.float().view("): ("logits_loss", t["steps"] * t["logits_copy_bytes"]),
+        line(".cuda().float()"): ("inputs", t["steps"] * t["mask_bytes"])}
+got = {}
+for l in open(sys.argv[3]):
+    stack, n = l.rsplit(" ", 1)
+    m = re.match(r".*own_casts\.py:(\d+) [^;]*;[^\[]*at::_ops::to_dtype::call.*\[(\w+)\]$", stack)
+    if m:
+        k = (int(m.group(1)), m.group(2))
+        got[k] = got.get(k, 0) + int(n)
+for ln, (cat, b) in want.items():
+    if got.get((ln, cat)) != b or sum(v for (g, _), v in got.items() if g == ln) != b:
+        bad.append("own_casts.py:%d: %s, all %d B of it %s" % (ln, {c: v for (g, c), v in got.items() if g == ln}, b, cat))
 if cats["parameters"] != t["param_bytes"] + t["master_bytes"]:
     bad.append("parameters at the peak %d, the weights' and masters' %d" % (cats["parameters"], t["param_bytes"] + t["master_bytes"]))
 # the master gradients are made as the bf16 ones are freed: at least the masters', at most both

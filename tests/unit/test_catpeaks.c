@@ -269,6 +269,20 @@ static void test_vocab(void **st)
         32128ull * 512 * 4, 512 * 512 * 4, 256 * 4, 512 * 4, 512 * 4, 256 * 4, 512 * 4, 512 * 4,
         2048 * 512 * 4};
     assert_int_equal(classify_vocab(t5, 9), 32128);
+    /* a 16-bit GPT-2 and the fp32 master copies its loop keeps, made after it: the largest is
+     * the embedding's copy, its 16-bit original first (before: no vocabulary) */
+    uint64_t master[] = {50257ull * 768 * 2, 768 * 2, 768 * 3 * 768 * 2, 768 * 2, 768 * 2, 768 * 2,
+                         50257ull * 768 * 4, 768 * 4, 768 * 3 * 768 * 4, 768 * 4, 768 * 4, 768 * 4};
+    assert_int_equal(classify_vocab(master, 12), 50257);
+    /* negative: a ViT's late MLP weight's copy: its original comes late too */
+    uint64_t vit16[] = {768 * 3 * 16 * 16 * 2, 768 * 2, 197 * 768 * 2,     768 * 2, 768 * 2,
+                        3072ull * 768 * 2,     768 * 2, 3072ull * 768 * 4, 768 * 4, 768 * 4};
+    assert_int_equal(classify_vocab(vit16, 10), 0);
+    /* negative: a late largest whose half comes first by chance, the others no copies (two
+     * models, a GAN's generator and discriminator) */
+    uint64_t two[] = {50257ull * 768 * 2, 768 * 2, 768 * 3 * 768 * 2, 768 * 2, 768 * 2, 768 * 2,
+                      50257ull * 768 * 4, 768 * 2, 768 * 3 * 768 * 4, 768 * 4, 768 * 4, 768 * 4};
+    assert_int_equal(classify_vocab(two, 12), 0);
     /* negative: no size occurs four times (no norm weight to divide by) */
     uint64_t odd[] = {50257ull * 768 * 4, 768 * 4, 999 * 4, 12345 * 4};
     assert_int_equal(classify_vocab(odd, 4), 0);

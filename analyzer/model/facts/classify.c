@@ -578,6 +578,19 @@ uint64_t classify_vocab(uint64_t *sizes, size_t n)
     for (size_t i = 0; i < first; i++)
         if (sizes[i] == big)
             first = i;
+    /* fp32 master copies a 16-bit loop makes of its weights after them, in their order: the
+     * largest is the embedding's copy, made late, its 16-bit original (half its size) among the
+     * first four, and the four weights' copies lie as far apart as they do (the run of copies
+     * begins where the originals' begins, shifted: no other model's sizes by chance, a GAN's
+     * generator and discriminator) */
+    if (first >= 4 && !(big & 1))
+        for (size_t i = 0; i < 4 && first >= 4; i++) {
+            size_t at = first - i, m = 0; /* where the copies would begin */
+            while (m < 4 && at + m < n && sizes[at + m] == 2 * sizes[m])
+                m++;
+            if (sizes[i] == big / 2 && m == 4)
+                big /= 2, first = i;
+        }
     if (first >= 4)
         return 0;
     qsort(sizes, n, sizeof *sizes, cmp_u64);
@@ -586,7 +599,7 @@ uint64_t classify_vocab(uint64_t *sizes, size_t n)
      * 32 buckets x 8 heads, is not the width) that divides the embedding into rows; a larger one
      * when it does not (two models: a student's norms of 768 beside the GPT-2 medium teacher's
      * embedding of 1024 first) */
-    uint64_t largest = sizes[n - 1];
+    uint64_t largest = big; /* (the embedding's size: the largest, or its 16-bit original) */
     for (size_t i = 0; i + 3 < n; i++) {
         uint64_t d = sizes[i];
         if (d < 256 || d != sizes[i + 3] || (i && sizes[i - 1] == d))

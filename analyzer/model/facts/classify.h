@@ -155,7 +155,9 @@ const char *classify_rule_reason(int rule);
 int classify_rule_count(void);
 /* classify_vocab: the vocabulary V from the byte sizes of the parameters (sorted in place):
  * the largest is the embedding / head (V*d elements) when one of the first four weights is that
- * large (an embedding comes first; else there is none, e.g. a ViT), the smallest of at least 256 B
+ * large (an embedding comes first; else there is none, e.g. a ViT; or half as large, when the
+ * largest is a later fp32 master copy of a 16-bit embedding, among copies of the first four
+ * weights in their order), the smallest of at least 256 B
  * occurring four times or more a norm's weight (d elements, same dtype; a pair is not): V = largest
  * / smallest when it divides and lies in [1000, 4M]; 0 otherwise. The logits rule takes a multiple
  * of V (B*T*V) for logits. */
