@@ -225,8 +225,7 @@ static inline __attribute__((always_inline)) void apply_free(state *s, const rea
     livemap_del_found(&s->live, e); /* (found above: nothing since put or deleted) */
 }
 
-/* apply_one: one event (tl_on: the run draws a timeline, s->r->tl; a constant where the pass is
- * inline, which is compiled once with it and once without: run_pass) */
+/* apply_one: one event (tl_on: the run draws a timeline, s->r->tl; a constant in run_pass) */
 static inline __attribute__((always_inline)) void apply_one(state *s, int is_alloc,
                                                             const reader_event *ev, oom_track *ot,
                                                             unsigned info, uint64_t slot,
@@ -234,8 +233,7 @@ static inline __attribute__((always_inline)) void apply_one(state *s, int is_all
 {
     uint8_t loss = 0, ph;
     if (is_alloc) {
-        s->news = 0; /* (its bits set where they change: one test after, not three counters
-                      * read before and after) */
+        s->news = 0; /* (set where a counter changes: one test after, not six reads) */
         ph = replay_phase_event(s, ev, 1, &loss);
         if (__builtin_expect(s->news != 0, 0))
             replay_oom_news(s, ot);
@@ -545,8 +543,7 @@ static int replay_reader(const char *path, reader *rd, replay_result *out, char 
         out->accum_steps = s->accum_steps;
     }
     /* (its snapshots classified: a representation cache's passes are no count of A) */
-    out->cache_passes = repcache_detect(out, out->accum, out->accum_steps);
-    if (out->cache_passes && out->accum)
+    if ((out->cache_passes = repcache_detect(out, out->accum, out->accum_steps)) && out->accum)
         out->accum = out->accum_steps = 0;
     if (s->blocks_on && out->allocator_mode) {
         out->blocks_basis = s->blocks.rules.basis;
