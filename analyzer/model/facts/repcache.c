@@ -39,7 +39,10 @@ static int first_pass_gradless(const replay_snapshot *snap, uint32_t first, uint
 
 uint32_t repcache_detect(const replay_result *r, uint32_t accum, uint32_t accum_steps)
 {
-    if (!r->tensor_mode)
+    /* (not after an out-of-memory error the program caught: the passes it cut short are
+     * counted, their gradients freed; HF's --auto-find-batch-size, a caught first micro-step at
+     * 4 then 4 passes at 2, had been called a representation cache) */
+    if (!r->tensor_mode || r->oom_caught)
         return 0;
     /* a run of steps, each of the same accum >= 2 passes: the gradients live in its largest
      * optimizer step (at_step), of the step its gradients were made in */
