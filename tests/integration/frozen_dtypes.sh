@@ -8,7 +8,11 @@
 # at 4 B", its 6.74 B weights, and "159.91 M of the 1201.80 M weight elements"), no element count
 # of them is given (JSON from_trace null), and no fp32 compute is concluded from the trained
 # weights alone (the QLoRA had been "float32 ... no mixed precision, fp32 compute"; predict --from
-# "model weights, fp32 (fp32 compute)").
+# "model weights, fp32 (fp32 compute)"). The encoder run out of memory in its first forward (no
+# gradient yet) has its trained weights told by the EMA's copy of them (clones of parameters(), in
+# another order than .to() made the model): the trainable count, at least, and the gradients and
+# AdamW state predicted are the program's (all the weights' had been costed, 2.43 GiB of state
+# for 1.14, and the EMA said "off").
 set -u
 . "$ROOT/tests/sim_env.sh"
 P="$ROOT/tests/python/frozen_dtypes.py"
@@ -16,6 +20,29 @@ timeout 300 "$VT" run --card 12GiB -o nf4.vt -- python3 "$P" --base nf4 --batch_
     </dev/null >nf4.out 2>&1 || { cat nf4.out; fail "the 4-bit run failed"; }
 timeout 300 "$VT" run --card 12GiB -o enc.vt -- python3 "$P" --base encoder --ema --batch_size 8 \
     </dev/null >enc.out 2>&1 || { cat enc.out; fail "the encoder run failed"; }
+timeout 300 "$VT" run --card 12GiB -o oom.vt -- python3 "$P" --base encoder --ema --batch_size 64 \
+    </dev/null >oom.out 2>&1
+grep -q "^OOM in forward$" oom.out || { cat oom.out; fail "batch 64 did not run out of memory in its forward"; }
+report_both oom
+"$VT" predict --from oom.vt >oom.predict 2>&1 || fail "oom: predict --from failed"
+python3 - <<'EOF' || fail "$(grep -h 'trainable  \|EMA weights' oom.txt; grep -h 'gradients \|optimizer ' oom.predict)"
+import json, re
+facts = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", re.search(r"^FACTS .*$", open("oom.out").read(), re.M).group(0))}
+state = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", re.search(r"^STATE .*$", open("enc.out").read(), re.M).group(0))}
+j = json.load(open("oom.json"))
+bad = []
+if j["recognized"]["trainable_params"] != facts["trainable"] or j["recognized"].get("trainable_params_at_least") is not True:
+    bad.append(f"trainable {j['recognized']['trainable_params']} (at least: {j['recognized'].get('trainable_params_at_least')}), the program's {facts['trainable']}")
+cat = j["prediction"]["calibrated_by_category"]
+for k, want in (("gradients", state["grads"]), ("optimizer", state["optimizer"])):
+    if abs(cat[k] - want) > 0.01 * want:
+        bad.append(f"predicted {k} {cat[k]}, the program's {want}")
+if "repeat in another order (made by code apart from the model's)" not in j["recognized"]["ema"]["where"]:
+    bad.append(f"EMA {j['recognized']['ema']}")
+for b in bad:
+    print("frozen_dtypes: oom:", b)
+raise SystemExit(1 if bad else 0)
+EOF
 for r in nf4 enc; do
     report_both $r
     "$VT" report --html $r.html $r.vt >/dev/null 2>&1 || fail "$r: report --html failed"

@@ -8,7 +8,8 @@ ones, in the program's own loop (no class vramtrace recognizes):
   --base encoder  a frozen text encoder (d 512, 8 blocks) cast to fp16 and run under no_grad
                   (diffusers' weight_dtype) beside a larger trained fp32 transformer (d 1024, 12
                   blocks) under bf16 autocast; --ema keeps an fp32 copy of
-                  the trained weights (p.detach().clone(), made right after them); AdamW.
+                  the trained weights (p.detach().clone() of parameters(), made right after
+                  them, in another order than .to() made them); AdamW.
 Prints its own facts before training ("FACTS trainable=N trainable_bytes=B frozen_bytes=B
 frozen_elems=N ema_bytes=B param_bytes=B"), after its first step "STATE grads=B optimizer=B" (the
 bytes of the gradients and AdamW's state), and at the end "trained N steps at batch B, reserved at
@@ -24,6 +25,7 @@ import simtorch.nn as nn  # noqa: E402
 import simtorch.nn.functional as F  # noqa: E402
 from simtorch.autograd.function import Function  # noqa: E402
 from simtorch.utils.checkpoint import checkpoint  # noqa: E402
+from simtorch.nn.modules.linear import _cpu  # noqa: E402
 
 
 def nbytes(ts):
@@ -121,8 +123,12 @@ class Stack(nn.Module):
             self.emb = nn.Embedding(vocab, d)
         self.blocks = nn.ModuleList([Block(d, d // 64, causal) for _ in range(layers)])
         self.norm, self.out = nn.LayerNorm(d), nn.Linear(d, d)
+        # a Parameter of its own: .to() moves it after the children, parameters() lists it first
+        # (an EMA of clones of parameters() holds the model's sizes in another order)
+        self.pos = nn.Parameter(_cpu(1, 512, d))
 
     def forward(self, x):
+        x = x + self.pos
         for b in self.blocks:
             x = b(x)
         return self.out(self.norm(x))

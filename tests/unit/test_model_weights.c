@@ -3,6 +3,7 @@
  * a frozen base beside fp32 trained weights is counted in bytes, not at 4 B an element, and its
  * compute is not called fp32 from the trained weights alone; buffers, a frozen model autocast
  * copied (fp32) and fp32 logits made from the frozen weights leave the count as it was. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,10 @@
 #include "model_trace.h"
 
 #define MB (1000ull * 1000ull)
+
+static char dir[256] = "/nonexistent";
+
+#include "model_facts.h"
 
 /* a QLoRA-like run: 160 M fp32 trained weights (640 MB, their gradients' size), 4160 MB of
  * weights beside them that took no gradient, no autocast copy, two optimizer steps */
@@ -58,8 +63,9 @@ static void test_untyped(void **state)
     f.fwd0_copies_made = 300 * MB;
     assert_int_equal(model_weights_untyped(&m, &f), 1492 * MB);
     /* 16-bit weights read from their sizes, fp32 logits made from them, no trained count, no
-     * weights read, segments only: none */
-    static const int cases = 5;
+     * weights read, segments only, a trained count that is a lower bound (the rest may train):
+     * none */
+    static const int cases = 6;
     for (int i = 0; i < cases; i++) {
         qlora(&m, &f, &ir);
         if (i == 0)
@@ -70,6 +76,8 @@ static void test_untyped(void **state)
             m.rec.trainable = 0;
         else if (i == 3)
             m.params_trace = 0;
+        else if (i == 4)
+            m.rec.trainable_lower = 1;
         else
             f.tensor_mode = 0;
         assert_int_equal(model_weights_untyped(&m, &f), 0);
@@ -98,11 +106,34 @@ static void test_dtype(void **state)
     assert_non_null(strstr(c.v[CFG_dtype].where, "not known"));
 }
 
+/* out of memory before any backward with no P read (a latent DiT's), the trainable count a
+ * copy among the weights told (at least: an EMA's of the trained model) is the share of the
+ * weights' bytes that gradients and optimizer state are predicted for, not all of them */
+static void test_copy_share(void **state)
+{
+    (void)state;
+    static model_result m;
+    run_facts f;
+    oom_facts(&f);
+    run_recognition rec;
+    memset(&rec, 0, sizeof rec);
+    rec.trainable = 100 * MB, rec.trainable_lower = 1, rec.param_elem = rec.state_elem = 4;
+    f.recog = &rec;
+    f.tensor_mode = f.has_cat_peaks = 1;
+    f.cat_peak[CAT_PARAMETERS] = 1000 * MB; /* (250 M weights at 4 B: the trained 40 %) */
+    model_opts o;
+    memset(&o, 0, sizeof o);
+    char err[256];
+    assert_int_equal(model_build(&m, &f, &o, err, sizeof err), 0);
+    assert_true(fabs(m.shape.train_frac - 0.4) < 1e-9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_untyped),
         cmocka_unit_test(test_dtype),
+        cmocka_unit_test(test_copy_share),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

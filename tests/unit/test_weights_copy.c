@@ -83,7 +83,10 @@ static void test_blocks_none(void **state)
 /* copy.deepcopy of a model whose top module has a parameter of its own (a position table)
  * beside its children: .to() had moved the children's first, the copy takes its own first. The
  * sizes in another order are a copy where copy.deepcopy made the run, none where it did not (an
- * autoencoder's decoder holds its encoder's sizes in another order) */
+ * autoencoder's decoder holds its encoder's sizes in another order). Clones of parameters() (a
+ * module's own parameter first, beside a model .to() made children first): found where no stack
+ * that made the copy made the model; halves of one model's blocks made by the same stacks are
+ * none */
 static void test_reordered(void **state)
 {
     (void)state;
@@ -97,24 +100,54 @@ static void test_reordered(void **state)
     s[n] = pos; /* its deepcopy: its own parameter first, then its children in order */
     memcpy(s + n + 1, s, (n - 1) * sizeof *s);
     assert_int_equal(weights_copy_find(s, 2 * n, &wc), 0);
-    assert_int_equal(weights_copy_reordered(s, deep, 2 * n, &wc), 0);
+    assert_int_equal(weights_copy_reordered(s, NULL, deep, 2 * n, &wc), 0);
     memset(deep + n, 1, n);
-    assert_int_equal(weights_copy_reordered(s, deep, 2 * n, &wc), 1);
+    assert_int_equal(weights_copy_reordered(s, NULL, deep, 2 * n, &wc), 1);
     assert_int_equal(wc.tensors, n);
     assert_int_equal(wc.bytes, bytes);
-    assert_int_equal(wc.reordered, 1);
+    assert_int_equal(wc.reordered, WEIGHTS_COPY_DEEPCOPY);
     /* a deepcopy's run whose sizes are not the run before it's, or whose run before it holds a
      * deepcopy's tensor: none */
     s[n] += 4, s[n + 1] -= 4; /* (the same bytes) */
-    assert_int_equal(weights_copy_reordered(s, deep, 2 * n, &wc), 0);
+    assert_int_equal(weights_copy_reordered(s, NULL, deep, 2 * n, &wc), 0);
     s[n] -= 4, s[n + 1] += 4;
     deep[3] = 1;
-    assert_int_equal(weights_copy_reordered(s, deep, 2 * n, &wc), 0);
+    assert_int_equal(weights_copy_reordered(s, NULL, deep, 2 * n, &wc), 0);
     assert_int_equal(wc.tensors, 0);
     /* an autoencoder without biases: its decoder's sizes are its encoder's in another order */
     uint64_t ae[4] = {784 * 256 * 4, 256 * 32 * 4, 32 * 256 * 4, 256 * 784 * 4};
     uint8_t none[4] = {0};
-    assert_int_equal(weights_copy_reordered(ae, none, 4, &wc), 0);
+    assert_int_equal(weights_copy_reordered(ae, NULL, none, 4, &wc), 0);
+    /* other sizes of the same bytes and the same sum of squares (1 + 5 + 6, 2 + 3 + 7): none */
+    uint64_t pt[6] = {4096, 5 * 4096, 6 * 4096, 2 * 4096, 3 * 4096, 7 * 4096};
+    uint8_t dpt[6] = {0, 0, 0, 1, 1, 1};
+    assert_int_equal(weights_copy_reordered(pt, NULL, dpt, 6, &wc), 0);
+    /* clones of parameters(): its own position table first, beside the model .to() made */
+    uint32_t st[1024];
+    n = model(s, 4, 256, 8192);
+    bytes = sum(s, n);
+    s[n] = 512 * 256 * 4; /* (its own position table, moved last by .to()) */
+    for (size_t i = 0; i <= n; i++)
+        st[i] = 1 + (uint32_t)(i % 7); /* (its constructors' and .to()'s stacks) */
+    s[n + 1] = s[n];                   /* the copy: that table first, then the rest in order */
+    memcpy(s + n + 2, s, n * sizeof *s);
+    for (size_t i = n + 1; i <= 2 * n + 1; i++)
+        st[i] = 100;                                           /* (one clone loop) */
+    assert_int_equal(weights_copy_find(s, 2 * n + 2, &wc), 0); /* (no stacks: same order only) */
+    assert_int_equal(weights_copy_reordered(s, st, NULL, 2 * n + 2, &wc), 1);
+    assert_int_equal(wc.tensors, n + 1);
+    assert_int_equal(wc.bytes, bytes + s[n]);
+    assert_int_equal(wc.reordered, WEIGHTS_COPY_APART);
+    /* the copy made by a stack that made the model too: none */
+    st[n + 1] = 3;
+    assert_int_equal(weights_copy_reordered(s, st, NULL, 2 * n + 2, &wc), 0);
+    /* a model of blocks whose order differs a little between halves, all made by the same
+     * stacks (its .to()): no copy */
+    n = 0;
+    for (int l = 0; l < 12; l++)
+        for (int t = 0; t < 6; t++)
+            st[n] = 5, s[n++] = (uint64_t)(l == 7 ? 6 - t : t + 1) * 4096;
+    assert_int_equal(weights_copy_reordered(s, st, NULL, n, &wc), 0);
 }
 
 int main(void)

@@ -110,8 +110,10 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
         m->opt_bound = 1;
     } else
         most_state(m, s, r->optim_kinds, pb); /* not measured: the script's kinds, or AdamW */
-    if (r->trainable && m->params_trace && r->trainable < m->params_trace)
-        s->train_frac = (double)r->trainable / (double)m->params_trace;
+    uint64_t P = m->params_trace || !r->trainable_lower ? m->params_trace /* (else at pb each) */
+                                                        : f->cat_peak[CAT_PARAMETERS] / pb;
+    if (r->trainable && P && r->trainable < P)
+        s->train_frac = (double)r->trainable / (double)P;
     else if (!r->trainable && r->feat[FEATURE_LORA].state == FEAT_ON) {
         /* LoRA, and no gradient measured (an OOM before the first backward): the frozen weights
          * get no gradient and no optimizer state; the adapters are counted at 1 % of the

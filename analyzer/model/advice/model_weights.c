@@ -69,9 +69,11 @@ uint64_t model_weights_untyped(const model_result *m, const run_facts *f)
     const char *fp32 = model_fp32_compute(f, &by_weights);
     /* the forward's own outputs fp32 with no copy (its logits, its tokens) say the frozen
      * weights that made them fp32 too (a LoRA over an fp32 base, no autocast) */
-    if (!f->tensor_mode || !ir || !tr || tr > UINT64_MAX / 8 || !m->params_trace ||
-        ir->master_bytes || (ev->known && ev->value == 2) || (fp32 && !by_weights) ||
-        f->fwd0_copies_made > UINT64_MAX / 4)
+    /* (not where the trained count is a lower bound: the rest may train, a copy's count of two
+     * trained encoders of one shape had said the second takes no gradient) */
+    if (!f->tensor_mode || !ir || !tr || tr > UINT64_MAX / 8 || m->rec.trainable_lower ||
+        !m->params_trace || ir->master_bytes || (ev->known && ev->value == 2) ||
+        (fp32 && !by_weights) || f->fwd0_copies_made > UINT64_MAX / 4)
         return 0;
     /* typed: the trained weights, an EMA's copy of them, the copies the program keeps (told
      * apart: classify.c), and the weights beyond the trained ones that autocast copied in the
@@ -97,12 +99,10 @@ int model_untyped_words(const model_result *m, uint64_t me, char *out, size_t n)
     if (m->ema_said[0])
         snprintf(ema, sizeof ema, ", %s", m->ema_said);
     snprintf(out, n,
-             "%s%.2f M trained weights at %d B (%s)%s, and %.2f GiB that take no gradient, "
-             "whose element size the trace does not give (frozen weights, buffers%s)",
-             m->rec.trainable_lower ? "at least " : "the ", (double)m->rec.trainable / 1e6, e,
-             m->rec.trainable_lower ? "fp32 assumed"
-             : e == 2               ? "16-bit, as their gradients"
-                                    : "fp32, as their gradients",
-             ema, (double)(me - tb) / 1073741824.0, ema[0] ? "" : ", or a copy the program keeps");
+             "the %.2f M trained weights at %d B (%s, as their gradients)%s, and %.2f GiB that "
+             "take no gradient, whose element size the trace does not give (frozen weights, "
+             "buffers%s)",
+             (double)m->rec.trainable / 1e6, e, e == 2 ? "16-bit" : "fp32", ema,
+             (double)(me - tb) / 1073741824.0, ema[0] ? "" : ", or a copy the program keeps");
     return 1;
 }

@@ -174,7 +174,7 @@ static void recognize_ema(const recognize_input *in, int frames, run_recognition
                  "the frozen base model under peft's LoRA adapters",
                  (double)rest / 1048576.0);
         set(&out->feat[FEATURE_EMA], FEAT_OFF, msg);
-    } else if (frames && !out->trainable && in->copy_tensors) {
+    } else if (frames && (!out->trainable || out->trainable_lower) && in->copy_tensors) {
         /* no gradient says which weights train (no backward ran), and a run of the weights
          * repeats the sizes of the one made before it: a copy (an own EMA made before the first
          * forward ran out of memory had been said "off") */
@@ -185,7 +185,10 @@ static void recognize_ema(const recognize_input *in, int frames, run_recognition
                  "and %zu weight tensors (%.1f MiB) repeat %s the sizes of the %zu before "
                  "them: a copy the program keeps (an EMA's, or another model's)",
                  in->copy_tensors, (double)in->copy_bytes / 1048576.0,
-                 in->copy_reordered ? "in another order (copy.deepcopy made them)" : "in order",
+                 in->copy_reordered == 1 ? "in another order (copy.deepcopy made them)"
+                 : in->copy_reordered == 2
+                     ? "in another order (made by code apart from the model's)"
+                     : "in order",
                  in->copy_tensors);
         set(&out->feat[FEATURE_EMA], FEAT_UNKNOWN, said);
     } else if (frames && room && rest / 4 > out->trainable + out->trainable / 50) {

@@ -149,7 +149,8 @@ typedef struct recognize_input {
      * tensors and bytes; 0: none found */
     size_t copy_tensors;
     uint64_t copy_bytes;
-    int copy_reordered;    /* 1: copy.deepcopy made the copy, its sizes in another order */
+    int copy_reordered;    /* weights_copy.h reordered: 0 in order, 1 copy.deepcopy made it, 2 made
+                            * by stacks apart from the model's, both in another order */
     uint64_t copies_freed; /* autocast's 16-bit weight copies the first forward made and freed
                             * within it (replay.h fwd0_copies_freed): weights used, none kept */
 } recognize_input;

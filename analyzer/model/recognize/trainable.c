@@ -76,6 +76,22 @@ unsigned recognize_trainable(const recognize_input *in, run_recognition *out, un
                  "them, too few of whose copies were freed to tell them frozen (mostly not cast "
                  "by autocast before the error): whether they train is not told",
                  (double)rest / 4e6, (long long)in->inferred->v[INFER_frozen_blocks].value);
+    } else if (in->has_cat_peaks && !in->grad_peak && in->copy_bytes >= e &&
+               in->copy_bytes < in->param_bytes) {
+        /* no gradient yet, and a run of the weights holds the sizes of the run made before it,
+         * one for one (weights_copy.h: an EMA the program keeps, clones of the parameters; a
+         * reference model made again): what it copies is a trained model's, the weights beside
+         * them (frozen encoders cast to fp16, whose forward autocast does not copy) not. A
+         * latent DiT out of memory in its first forward beside its frozen VAE and text encoder
+         * and its EMA had been costed AdamW's state of all 381.76 M weight elements (2.84 GiB;
+         * its 156.97 M take 1.17) */
+        out->trainable = in->copy_bytes / e;
+        out->trainable_lower = 1;
+        snprintf(out->trainable_where, sizeof out->trainable_where,
+                 "at least: the weights whose sizes the %zu weight tensors made after them hold, "
+                 "one for one (%.1f MiB: a copy the program keeps, an EMA's or a reference "
+                 "model's, is of a trained model); no backward told which weights train",
+                 in->copy_tensors, (double)in->copy_bytes / 1048576.0);
     } else if (in->has_cat_peaks && !in->grad_peak && in->trained_by_copies >= e &&
                in->trained_by_copies < in->param_bytes / 16) {
         /* no gradient yet (out of memory before the first backward), and a few of the weights

@@ -73,53 +73,88 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-int weights_copy_reordered(const uint64_t *size, const uint8_t *deep, size_t n, weights_copy *out)
+/* same_sizes: the runs [i, i + k) and [j, j + k) hold the same sizes in some order (both sorted
+ * into x) */
+static int same_sizes(const uint64_t *size, size_t i, size_t j, size_t k, uint64_t *x)
+{
+    memcpy(x, size + i, k * sizeof *x);
+    memcpy(x + k, size + j, k * sizeof *x);
+    qsort(x, k, sizeof *x, cmp_u64);
+    qsort(x + k, k, sizeof *x, cmp_u64);
+    return !memcmp(x, x + k, k * sizeof *x);
+}
+
+/* made_apart: no stack that made one of [j, j + k) made one of [i, i + k) (a copy is made by its
+ * own code: clones in a loop, a deepcopy; one model's blocks, made by the same constructor or
+ * .to(), are not) */
+static int made_apart(const uint32_t *stack, size_t i, size_t j, size_t k, uint64_t *x)
+{
+    for (size_t t = 0; t < k; t++)
+        x[t] = stack[i + t];
+    qsort(x, k, sizeof *x, cmp_u64);
+    for (size_t t = 0; t < k; t++) {
+        uint64_t key = stack[j + t];
+        if (bsearch(&key, x, k, sizeof *x, cmp_u64))
+            return 0;
+    }
+    return 1;
+}
+
+int weights_copy_reordered(const uint64_t *size, const uint32_t *stack, const uint8_t *deep,
+                           size_t n, weights_copy *out)
 {
     memset(out, 0, sizeof *out);
-    if (n < 2 || n > WEIGHTS_COPY_MAX)
+    if (n < 2 || n > WEIGHTS_COPY_MAX || (!stack && !deep))
         return 0;
-    uint64_t total = 0;
-    for (size_t i = 0; i < n; i++)
-        total += size[i];
+    /* prefix sums: bytes, their squares (modulo 2^64: runs of other sums hold no same sizes; a
+     * cheap sieve before same_sizes sorts), deepcopy's tensors */
+    uint64_t *by = malloc((n + 1) * sizeof *by), *sq = malloc((n + 1) * sizeof *sq);
+    size_t *dp = malloc((n + 1) * sizeof *dp);
     uint64_t *x = malloc(n * sizeof *x);
-    if (!x)
-        return -1;
-    for (size_t m = 0, e; m < n; m = e) { /* each run [m, e) of a deepcopy's tensors */
-        if (!deep[m]) {
-            e = m + 1;
-            continue;
+    int found = -1;
+    if (by && sq && dp && x) {
+        found = 0;
+        by[0] = sq[0] = 0, dp[0] = 0;
+        for (size_t i = 0; i < n; i++) {
+            by[i + 1] = by[i] + size[i];
+            sq[i + 1] = sq[i] + size[i] * size[i];
+            dp[i + 1] = dp[i] + (deep && deep[i]);
         }
-        for (e = m + 1; e < n && deep[e];)
-            e++;
-        size_t k = e - m, d = 0;
-        if (k > m || k < out->tensors)
-            continue;
-        for (size_t i = m - k; i < m; i++)
-            d += deep[i];
-        uint64_t a = 0, b = 0;
-        for (size_t i = 0; i < k; i++)
-            a += size[m - k + i], b += size[m + i];
-        if (d || a != b || a < total / 4) /* (both: half of the weights' bytes at least) */
-            continue;
-        memcpy(x, size + m - k, k * sizeof *x);
-        qsort(x, k, sizeof *x, cmp_u64);
-        uint64_t *y = malloc(k * sizeof *y);
-        if (!y) {
-            free(x);
-            return -1;
-        }
-        memcpy(y, size + m, k * sizeof *y);
-        qsort(y, k, sizeof *y, cmp_u64);
-        if (!memcmp(x, y, k * sizeof *x))
-            out->tensors = k, out->bytes = a, out->reordered = 1;
-        free(y);
+        /* the largest first: runs [m - k, m) and [m, m + k) */
+        for (size_t k = n / 2; k >= 1 && !found; k--)
+            for (size_t m = k; m + k <= n && !found; m++) {
+                uint64_t b = by[m] - by[m - k];
+                if (b < by[n] / 4 || /* (as weights_copy_find: half of the bytes at least) */
+                    b != by[m + k] - by[m] || sq[m] - sq[m - k] != sq[m + k] - sq[m])
+                    continue;
+                /* copy.deepcopy made all of the second run (as far as its tensors go) and none
+                 * of the first: a deepcopy of a model of blocks alone (no copy in order: a
+                 * repeat of a shorter run) too; else the sizes in another order, made by
+                 * stacks apart (the same order is weights_copy_find's) */
+                int by_deep =
+                    dp[m + k] - dp[m] == k && dp[m] == dp[m - k] && (m + k == n || !deep[m + k]);
+                int how = 0;
+                if (by_deep && same_sizes(size, m - k, m, k, x))
+                    how = WEIGHTS_COPY_DEEPCOPY;
+                else if (stack && memcmp(size + m - k, size + m, k * sizeof *size) &&
+                         same_sizes(size, m - k, m, k, x) && made_apart(stack, m - k, m, k, x))
+                    how = WEIGHTS_COPY_APART;
+                if (!how)
+                    continue;
+                out->tensors = k, out->bytes = b, out->reordered = how;
+                found = 1;
+            }
     }
+    free(by);
+    free(sq);
+    free(dp);
     free(x);
-    return out->tensors > 0;
+    return found;
 }
 
 typedef struct made_size {
     uint64_t event, size;
+    uint32_t stack;
     uint8_t deep;
 } made_size;
 
@@ -153,23 +188,26 @@ int weights_copy_at(const replay_snapshot *s, const tables *t, weights_copy *out
         return 0;
     made_size *m = malloc(n * sizeof *m);
     uint64_t *size = malloc(n * sizeof *size);
+    uint32_t *stack = malloc(n * sizeof *stack);
     uint8_t *deep = malloc(n);
     int rc = -1;
-    if (m && size && deep) {
+    if (m && size && stack && deep) {
         size_t k = 0;
         for (size_t i = 0; i < s->n; i++)
             if (s->items[i].category == CAT_PARAMETERS && s->items[i].tensor_api)
                 m[k].event = s->items[i].alloc_event, m[k].size = s->items[i].size,
+                m[k].stack = s->items[i].stack_id,
                 m[k++].deep = by_deepcopy(t, s->items[i].stack_id);
         qsort(m, n, sizeof *m, cmp_event);
         for (size_t i = 0; i < n; i++)
-            size[i] = m[i].size, deep[i] = m[i].deep;
+            size[i] = m[i].size, stack[i] = m[i].stack, deep[i] = m[i].deep;
         rc = weights_copy_find(size, n, out);
         if (rc == 0)
-            rc = weights_copy_reordered(size, deep, n, out);
+            rc = weights_copy_reordered(size, stack, deep, n, out);
     }
     free(m);
     free(size);
+    free(stack);
     free(deep);
     return rc;
 }

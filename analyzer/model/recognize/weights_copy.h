@@ -16,9 +16,14 @@
 typedef struct weights_copy {
     size_t tensors; /* the copy's tensors, as many as those it repeats (0: none found) */
     uint64_t bytes; /* its bytes, as many as theirs */
-    int reordered;  /* 1: found by weights_copy_reordered (copy.deepcopy made it, in another
-                     * order than its model) */
+    int reordered;  /* found by weights_copy_reordered, in another order than its model (0: in
+                     * order): WEIGHTS_COPY_DEEPCOPY or WEIGHTS_COPY_APART */
 } weights_copy;
+
+enum {
+    WEIGHTS_COPY_DEEPCOPY = 1, /* copy.deepcopy made it (its frames on the copy's stacks) */
+    WEIGHTS_COPY_APART = 2     /* no stack that made it made the model (a clone loop) */
+};
 
 /* weights_copy_find: in the sizes of the weight tensors live at one moment, in the order they
  * were made (size[0..n)), two adjacent runs of the same sizes in the same order (the model, made
@@ -31,14 +36,20 @@ typedef struct weights_copy {
  * Returns 1 (out: the largest found), 0 (none, or n over WEIGHTS_COPY_MAX), -1 (out of
  * memory). */
 int weights_copy_find(const uint64_t *size, size_t n, weights_copy *out);
-/* weights_copy_reordered: a run of weight tensors that copy.deepcopy made (deep[i] set: its
- * frames on their stacks), as many as those just before it, none of which it made, of the same
- * sizes in any order (a module's deepcopy copies its own parameters before its children's, where
- * .to() had moved its children's first), the two together at least half of the weights' bytes.
- * Only such a run: sizes alone in another order are also a model's own halves (an autoencoder's
- * encoder and decoder). Returns 1 (out: the largest found, reordered set), 0, -1 (out of memory).
- */
-int weights_copy_reordered(const uint64_t *size, const uint8_t *deep, size_t n, weights_copy *out);
+/* weights_copy_reordered: two adjacent runs of weight tensors, as many, of the same sizes in any
+ * order (a module's deepcopy, or clones of its parameters(), go by its own parameters before its
+ * children's, where .to() had moved its children's first), the two together at least half of the
+ * weights' bytes, the second a copy of the first where either
+ *  - copy.deepcopy made the second (deep[i] set: its frames on their stacks; all of a run of such
+ *    tensors) and none of the first (WEIGHTS_COPY_DEEPCOPY), or
+ *  - their orders differ and no stack that made one of the second (stack[i]: the stack that made
+ *    size[i]) made one of the first (WEIGHTS_COPY_APART: a clone loop's; halves of one model's
+ *    blocks share the constructors' and .to()'s stacks).
+ * Only so: sizes alone in another order are also a model's own halves (an autoencoder's encoder
+ * and decoder). stack or deep NULL: that way not looked for. Returns 1 (out: the largest found,
+ * reordered set), 0, -1 (out of memory). */
+int weights_copy_reordered(const uint64_t *size, const uint32_t *stack, const uint8_t *deep,
+                           size_t n, weights_copy *out);
 /* weights_copy_at: weights_copy_find of the PyTorch tensors among the parameters live in s, in
  * the order they were made, else weights_copy_reordered (their stacks in t's tables) */
 int weights_copy_at(const replay_snapshot *s, const tables *t, weights_copy *out);
