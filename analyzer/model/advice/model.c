@@ -63,6 +63,37 @@ static void most_state(model_result *m, gpt_shape *s, unsigned kinds, int pb)
     m->opt_choice = 1;
 }
 
+/* model_width_vocab: the program gives a width d (its argument or its flag's default) other
+ * than the weights' sizes' (a Mamba's in_proj, 2E×d, is E², read as a d×d projection): V, read
+ * as the embedding's elements over the sizes' d, is read again over the program's (or left
+ * unknown), and the family's evidence from the sizes says them */
+static void model_width_vocab(model_result *m, const run_facts *f)
+{
+    const infer_value *id = f->inferred ? &f->inferred->v[INFER_n_embd] : NULL;
+    config_value *cd = &m->cfg.v[CFG_n_embd], *V = &m->cfg.v[CFG_vocab_size];
+    if (!id || !id->known || id->value <= 0 || cd->i <= 0 || cd->i == id->value ||
+        (cd->src != CONFIG_SRC_ARG && cd->src != CONFIG_SRC_FILE && cd->src != CONFIG_SRC_FLAG))
+        return;
+    if (V->src == CONFIG_SRC_TRACE) {
+        long long emb = V->i * id->value, d = cd->i; /* the embedding's elements, V×d as read */
+        char val[32], where[200], err[200];
+        snprintf(val, sizeof val, "%lld", emb / d);
+        snprintf(where, sizeof where,
+                 "V = %lld from the largest parameter, %lld×%lld (embedding / head)", emb / d,
+                 emb / d, d);
+        if (emb % d != 0 ||
+            config_set(&m->cfg, "vocab_size", val, CONFIG_SRC_TRACE, where, err, sizeof err))
+            memset(V, 0, sizeof *V), V->src = CONFIG_SRC_UNKNOWN;
+    }
+    char why[96];
+    if (cd->src == CONFIG_SRC_FILE && cd->flag[0])
+        snprintf(why, sizeof why, "%.40s's default", cd->flag);
+    else
+        snprintf(why, sizeof why, "%.40s %lld", cd->flag[0] ? cd->flag : "the program's", cd->i);
+    if (config_known(&m->cfg, CFG_vocab_size))
+        recognize_family_width(&m->rec, cd->i, V->i, why);
+}
+
 /* shape_of_run: what the recognition adds to the configuration's shape; whether a transformer's
  * formula applies (every size it needs known), else the measured scaling (generic). */
 static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
@@ -253,6 +284,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     model_complete_tokens(&m->cfg, f, eval_b, eval_flag);
     model_batch_seen(&m->cfg, f);
     config_apply_script(&m->cfg, f->argc, f->argv);
+    model_width_vocab(m, f);
     model_cache_passes(&m->cfg, f); /* (a representation cache's: no B, no A) */
     if (!nanogpt && f->inferred && f->inferred->v[INFER_params].known &&
         f->inferred->v[INFER_params].value > 0)

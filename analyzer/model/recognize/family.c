@@ -273,6 +273,18 @@ static void from_shapes(const recognize_input *in, run_recognition *out)
              why);
 }
 
+void recognize_family_width(run_recognition *r, long long d, long long V, const char *why)
+{
+    char *p = strstr(r->family_where, " repeating blocks of width ");
+    const char *e = p ? strstr(p, " embedding") : NULL;
+    if (!r->family_by_sizes || !e)
+        return;
+    char buf[sizeof r->family_where];
+    snprintf(buf, sizeof buf, "%.*s repeating blocks of width %lld (%.60s), a %lld×%lld%s",
+             (int)(p - r->family_where), r->family_where, d, why, V, d, e);
+    snprintf(r->family_where, sizeof r->family_where, "%s", buf);
+}
+
 /* nanogpt_parts: nanoGPT's own classes beside its GPT in file f (its model.py): its LayerNorm (a
  * bias that can be off) and its MLP, whose forwards are on the stacks of an eager run. A GPT in a
  * file named model.py is not enough: minGPT's (mingpt/model.py) and many others' are there too */

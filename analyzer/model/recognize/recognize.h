@@ -285,6 +285,10 @@ void optim_own_wraps(const config_files *fs, run_recognition *r);
 void recognize_family(const recognize_input *in, run_recognition *out);
 void recognize_optim(const recognize_input *in, run_recognition *out);
 void recognize_features(const recognize_input *in, run_recognition *out);
+/* recognize_family_width: a family read from the sizes whose width the program's own flag
+ * default or argument corrects (a Mamba's d_inner had been read as d): the evidence says d
+ * and V as taken, and why (WHY: "--d_model's default") */
+void recognize_family_width(run_recognition *r, long long d, long long V, const char *why);
 
 /* family_key / family_words, optim_key / optim_words: names for the views. */
 const char *family_key(model_family f);

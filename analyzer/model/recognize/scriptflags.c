@@ -391,6 +391,25 @@ static void name_unplaced(nano_config *c, const script_flag *fl, int n, int argc
     }
 }
 
+/* the run took the width flag's default, and the weights' sizes gave another d (a Mamba's
+ * d_inner, 2·d: its in_proj is 2·d_inner×d = d_inner², read as a d×d projection): the
+ * program's own default is the width it built (V is read again over it: model_width_vocab) */
+static void width_from_default(nano_config *c, const char *lng, long long def, const char *base)
+{
+    config_value *v = &c->v[CFG_n_embd];
+    long long d = v->i;
+    char val[32], where[300], err[200];
+    snprintf(val, sizeof val, "%lld", def);
+    snprintf(where, sizeof where,
+             "%.60s: %.40s, default=%lld (its argparse; not on the command line); the weights' "
+             "sizes alone gave %lld (a block's parameter of that size squared)",
+             base, lng, def, d);
+    if (def <= 0 || config_set(c, "n_embd", val, CONFIG_SRC_FILE, where, err, sizeof err) != 0)
+        return;
+    snprintf(v->flag, sizeof v->flag, "%s", lng);
+    v->flag_sep = ' ';
+}
+
 void config_apply_script(nano_config *c, int argc, const char *const *argv)
 {
     const config_recfile *f = config_recorded_script(c, argc, argv);
@@ -467,6 +486,11 @@ void config_apply_script(nano_config *c, int argc, const char *const *argv)
             size_t w = strlen(v->where);
             snprintf(v->where + w, sizeof v->where - w,
                      "; %.40s (its default %lld here) is not the micro-batch", lng, fl[i].def);
+            continue;
+        }
+        if (k == CFG_n_embd && v->src == CONFIG_SRC_TRACE && fl[i].has_default &&
+            !flag_given(&fl[i], argc, argv) && fl[i].def != v->i) {
+            width_from_default(c, lng, fl[i].def, base);
             continue;
         }
         if (!v->flag[0] && v->src != CONFIG_SRC_ARG) {
