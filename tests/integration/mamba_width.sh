@@ -5,7 +5,9 @@
 # whose square is a block's parameter (d×d); 5 of 256 (key / value biases) only divide one",
 # labelled --d_model) and V over it (4000, the embedding's 8000×256 read as 4000×512); now the
 # width is the flag's default, from the program, and V the embedding's elements over it. With
-# --d_model on the command line the argument is the width, as before.
+# --d_model on the command line the argument is the width, as before, and V is read over it (had
+# been 4000×256). "a transformer language model" from the sizes is no longer said: the d×d
+# parameter it rested on is no square of the program's width.
 set -u
 . "$ROOT/tests/sim_env.sh"
 # run NAME ARGS...: mamba_width.py run with ARGS; its facts line must give d and V, and the
@@ -25,6 +27,8 @@ run() {
     ! grep -q "key / value biases" "$n.txt" || fail "$n: key / value biases said of a model with no attention"
     grep "repeating blocks" "$n.txt" | grep -q "of width $d.*a ${v}×$d embedding" ||
         fail "$n: family's evidence: $(grep 'repeating blocks' "$n.txt")"
+    grep "^what was trained:" "$n.txt" | grep -q "a language model of repeating blocks (a transformer or another kind" ||
+        fail "$n: family: $(grep '^what was trained' "$n.txt")"
     python3 -c "import json, sys; c = json.load(open(sys.argv[1]))['config']; assert c['n_embd']['value'] == int(sys.argv[2]) and c['vocab_size']['value'] == int(sys.argv[3]), (c['n_embd'], c['vocab_size'])" "$n.json" "$d" "$v" ||
         fail "$n: JSON config.n_embd / vocab_size"
 }

@@ -31,6 +31,9 @@ const char *family_text(const run_recognition *r)
     if (r->family == FAM_VISION_TRANSFORMER && r->conv_stem)
         return "a transformer with a convolutional input stem (a vision transformer's patches "
                "or an audio encoder's subsampled frames: the trace does not tell which)";
+    if (r->family_by_sizes && r->family == FAM_DECODER && r->family_width_program && r->lm_head > 0)
+        return "a language model of repeating blocks (a transformer or another kind, as a "
+               "state-space model: the tensor sizes do not tell)";
     if (r->family_by_sizes && r->family == FAM_DECODER)
         return r->lm_head > 0 ? "a transformer language model (a decoder or an encoder: the "
                                 "tensor sizes do not tell)"
@@ -283,6 +286,7 @@ void recognize_family_width(run_recognition *r, long long d, long long V, const 
     snprintf(buf, sizeof buf, "%.*s repeating blocks of width %lld (%.60s), a %lld×%lld%s",
              (int)(p - r->family_where), r->family_where, d, why, V, d, e);
     snprintf(r->family_where, sizeof r->family_where, "%s", buf);
+    r->family_width_program = 1;
 }
 
 /* nanogpt_parts: nanoGPT's own classes beside its GPT in file f (its model.py): its LayerNorm (a

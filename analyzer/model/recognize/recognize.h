@@ -161,6 +161,9 @@ typedef struct run_recognition {
     char family_where[512];
     int family_by_sizes; /* 1: the family is from the tensor sizes alone (no frame names the model):
                           * a transformer language model, decoder or encoder not told */
+    /* 1: the width the program gives is not the d the sizes read from a block's d×d parameter
+     * (recognize_family_width): nothing then tells the blocks are a transformer's (a Mamba's) */
+    int family_width_program;
     /* 1: a transformer told by a convolution at its input alone (family.c patch_conv), with
      * neither an image batch nor a patch grid's position embedding in the trace: a vision
      * transformer's patch embedding, or an audio encoder's subsampling of its frames (fairseq's
