@@ -7,7 +7,8 @@
 # width is the flag's default, from the program, and V the embedding's elements over it. With
 # --d_model on the command line the argument is the width, as before, and V is read over it (had
 # been 4000×256). "a transformer language model" from the sizes is no longer said: the d×d
-# parameter it rested on is no square of the program's width.
+# parameter it rested on is no square of the program's width; nor "transformer blocks 4 -> 3",
+# "checkpoint around each transformer block", or that the formula "leaves out the attention's rows".
 set -u
 . "$ROOT/tests/sim_env.sh"
 # run NAME ARGS...: mamba_width.py run with ARGS; its facts line must give d and V, and the
@@ -29,6 +30,10 @@ run() {
         fail "$n: family's evidence: $(grep 'repeating blocks' "$n.txt")"
     grep "^what was trained:" "$n.txt" | grep -q "a language model of repeating blocks (a transformer or another kind" ||
         fail "$n: family: $(grep '^what was trained' "$n.txt")"
+    grep -q "^  - repeating blocks " "$n.txt" && ! grep -q "transformer block" "$n.txt" ||
+        fail "$n: the blocks' what-ifs: $(grep 'blocks' "$n.txt")"
+    grep -q "attention heads H unknown: the tensor sizes do not tell whether the blocks have an attention" "$n.txt" ||
+        fail "$n: heads' note: $(grep 'heads H' "$n.txt")"
     python3 -c "import json, sys; c = json.load(open(sys.argv[1]))['config']; assert c['n_embd']['value'] == int(sys.argv[2]) and c['vocab_size']['value'] == int(sys.argv[3]), (c['n_embd'], c['vocab_size'])" "$n.json" "$d" "$v" ||
         fail "$n: JSON config.n_embd / vocab_size"
 }

@@ -261,6 +261,9 @@ static void advice_speak_program(advice_item *items, int n, const nano_config *c
                          rec && rec->huggingface
                              ? "(code change: model.gradient_checkpointing_enable() before "
                                "training)"
+                         : rec && rec->family_width_program /* (a Mamba's: no transformer) */
+                             ? "(code change: torch.utils.checkpoint.checkpoint around each "
+                               "repeating block in the model's forward)"
                              : "(code change: torch.utils.checkpoint.checkpoint around each "
                                "transformer block in the model's forward)");
             continue;
@@ -331,7 +334,8 @@ static void advice_speak_program(advice_item *items, int n, const nano_config *c
                          (unsigned long long)s->T, (unsigned long long)cur->T);
             ok = advice_flag_of(cfg, CFG_block_size, s->T, a, sizeof a);
         } else if (s->L != cur->L) {
-            snprintf(it->change, sizeof it->change, "transformer blocks %llu \u2192 %llu",
+            snprintf(it->change, sizeof it->change, "%s blocks %llu \u2192 %llu",
+                     rec && rec->family_width_program ? "repeating" : "transformer",
                      (unsigned long long)cur->L, (unsigned long long)s->L);
             ok = advice_flag_of(cfg, CFG_n_layer, s->L, a, sizeof a);
         } else if (s->d != cur->d) {

@@ -63,10 +63,9 @@ static void most_state(model_result *m, gpt_shape *s, unsigned kinds, int pb)
     m->opt_choice = 1;
 }
 
-/* model_width_vocab: the program gives a width d (its argument or its flag's default) other
- * than the weights' sizes' (a Mamba's in_proj, 2E×d, is E², read as a d×d projection): V, read
- * as the embedding's elements over the sizes' d, is read again over the program's (or left
- * unknown), and the family's evidence from the sizes says them */
+/* model_width_vocab: the program's width d (its argument or flag default) is not the sizes' (a
+ * Mamba's in_proj, 2E×d, is E², read as d×d): V, the embedding's elements over the sizes' d, is
+ * read again over the program's (or left unknown); the family's evidence says them */
 static void model_width_vocab(model_result *m, const run_facts *f)
 {
     const infer_value *id = f->inferred ? &f->inferred->v[INFER_n_embd] : NULL;
@@ -203,7 +202,12 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
             forwards_only(m, s); /* an evaluation's forward ran out of memory */
             return;
         }
-        if (!s->H) /* (the heads as the program names them: n_head is nanoGPT's key) */
+        if (!s->H && m->rec.family_width_program) /* (a Mamba's: maybe no attention) */
+            config_note_key(&m->cfg, CFG_n_head,
+                            " unknown: the tensor sizes do not tell whether the blocks have an "
+                            "attention; the refined formula counts no B·H·T log-sum-exp rows "
+                            "(4·B·T·H bytes per block where there is one)");
+        else if (!s->H) /* (the heads as the program names them: n_head is nanoGPT's key) */
             config_note_key(&m->cfg, CFG_n_head,
                             " unknown: the refined formula leaves out the attention's B·H·T "
                             "log-sum-exp rows (4·B·T·H bytes per block, a few MiB)");
