@@ -141,6 +141,9 @@ static void test_reordered(void **state)
     /* the copy made by a stack that made the model too: none */
     st[n + 1] = 3;
     assert_int_equal(weights_copy_reordered(s, st, NULL, 2 * n + 2, &wc), 0);
+    /* (the same made by a later one of the copy's stacks: its first's alone is no answer) */
+    st[n + 1] = 100, st[n + 5] = 3;
+    assert_int_equal(weights_copy_reordered(s, st, NULL, 2 * n + 2, &wc), 0);
     /* a model of blocks whose order differs a little between halves, all made by the same
      * stacks (its .to()): no copy */
     n = 0;
