@@ -201,75 +201,6 @@ static void less_ema(report_ctx *c, const replay_result *r, made_memo *mm, uint6
     infer_pass_free(p);
 }
 
-/* params16: a run whose parameters are 16-bit (model.to(torch.bfloat16), a model loaded in
- * bfloat16: pure 16-bit training) made 16-bit logits in its first forward and no 16-bit copy of a
- * weight (autocast makes them of fp32 weights only), eager (a compiled graph's casts are no
- * _to_copy) and without a GradScaler (it refuses 16-bit gradients): the weights' sizes are read
- * again at 2 B an element (P, d; later EMA and what-ifs inherit it). With LoRA over such a model
- * the adapters are fp32 (as peft makes them) when autocast copies them only, half their
- * gradients' bytes, or peft casts the 16-bit input to their dtype (_cast_input_dtype made a
- * tensor: without autocast): those count at 4 B. So do a program's own adapters over a model
- * the weights' sizes said 16-bit (infer_weights.c), copied alone, half their gradients' bytes.
- * The bytes per element of what trains (2 or 4); 0: nothing changed. */
-static unsigned params16(report_ctx *c, replay_result *r, const run_facts *f)
-{
-    const infer_value *lg = &c->inferred.v[INFER_logits_dtype_bytes];
-    uint64_t copies = r->has_cat_peaks ? r->cat_peak[CAT_AUTOCAST] : 0,
-             grads = r->has_cat_peaks ? r->cat_peak[CAT_GRADIENTS] : 0;
-    /* the weights' sizes said 16-bit (infer_weights.c) and autocast copied the trained ones
-     * alone, half their gradients' bytes: those are fp32 (a program's own LoRA adapters made
-     * after its model was cast); out of memory before any backward (no logits yet), the
-     * weights whose copies autocast kept there */
-    int sized = f->inferred && c->inferred.elem_by_sizes && !c->inferred.master_bytes;
-    uint64_t kept = !grads && sized && copies ? c->inferred.trained_by_copies : 0;
-    if (!f->inferred || !r->inferred_from || !r->tensor_mode || !r->has_cat_peaks ||
-        (!kept && (!lg->known || lg->value != 2 || f->grad_scaler)) ||
-        f->compile_frames != MODEL_COMPILE_NOT_SEEN)
-        return 0;
-    if (!f->casts_visible || c->inferred.master_bytes) /* (no copy seen says nothing; the
-                                                        * program's fp32 masters told already) */
-        return 0;
-    int peft = tables_code_find(r->t, "/peft/", NULL, NULL, NULL, 0);
-    int adapters32 =
-        kept || (grads && (copies ? copies <= grads / 2 + grads / 16 /* (their copies: half) */ &&
-                                        (peft || (sized && copies + grads / 16 >= grads / 2))
-                                  : peft && tables_code_find(r->t, "/peft/", NULL,
-                                                             "._cast_input_dtype", NULL, 0)));
-    if (copies && !adapters32)
-        return 0;
-    infer_pass_params16(r->inferred_from,
-                        kept ? "16-bit parameters: the weights' sizes (a block's d×d "
-                               "projections at 2 B an element, none at 4 B), and the trained ones "
-                               "fp32: autocast's copies of them alone kept at the out-of-memory "
-                               "error"
-                        : adapters32 && !peft
-                            ? "16-bit parameters: the weights' sizes (a block's d×d projections "
-                              "at 2 B an element, none at 4 B), and the trained ones fp32: the "
-                              "first forward made 16-bit copies of them alone (half their "
-                              "gradients' bytes)"
-                        : adapters32 ? "16-bit parameters: the first forward made 16-bit logits "
-                                       "and 16-bit copies of the trained LoRA adapters only "
-                                       "(fp32: half their gradients' bytes), none of the frozen "
-                                       "weights"
-                                     : "16-bit parameters: the first forward made 16-bit logits "
-                                       "and no 16-bit copy of a weight (autocast makes those of "
-                                       "fp32 weights)",
-                        kept         ? kept
-                        : adapters32 ? grads
-                                     : 0);
-    infer_pass *p = infer_pass_copy(r->inferred_from);
-    infer_result out;
-    if (p && infer_finish(p, &out) == 0 && out.v[INFER_params].known) {
-        out.v[INFER_gradient_accumulation_steps] =
-            c->inferred.v[INFER_gradient_accumulation_steps]; /* (the step's own count) */
-        if (!out.trained_by_copies)
-            out.trained_by_copies = c->inferred.trained_by_copies;
-        c->inferred = out;
-    }
-    infer_pass_free(p);
-    return adapters32 ? 4 : 2;
-}
-
 static int report_fill(report_ctx *c)
 {
     replay_result *r = &c->runs[0];
@@ -341,7 +272,7 @@ static int report_fill(report_ctx *c)
      * stacks, Python frames alone, native ones cut short) and Python frames told the first
      * forward from the init before it (the copies made in it are no forward's otherwise) */
     f->casts_visible = r->op_frames && !tables_no_python(r->t);
-    unsigned trained_elem = params16(c, r, f);
+    unsigned trained_elem = report_params16(c, r, f);
     f->backward_passes = (int)r->backward_passes, f->oom_recovered = r->oom_recovered;
     f->cache_passes = (int)r->cache_passes;
     /* (a caught error that is has_oom's: the advice of a run out of memory, which trained on) */

@@ -136,6 +136,10 @@ void report_batch_now(const replay_result *r, const replay_snapshot *snap, const
  * evaluation's) was made on a line of a recorded script that joins tensors along their first
  * dimension (joinsrc.h; report_batch.c) */
 void report_tokens_joined(const replay_result *r, const infer_result *ir, run_facts *f);
+/* report_params16: runs[0]'s parameters read again at 2 B an element where its first forward
+ * says they are 16-bit (c->inferred redone; report_params16.c): the bytes per element of what
+ * trains (2 or 4), 0 where nothing changed. */
+unsigned report_params16(report_ctx *c, replay_result *r, const run_facts *f);
 /* report_growth: c->growth from runs[0]'s replay and the model's card (report_growth.c). */
 void report_growth_fill(report_ctx *c);
 /* report_of_trace: replays path into a fresh c (top 3, no overrides) and builds the report.

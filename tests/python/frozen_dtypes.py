@@ -5,9 +5,13 @@ ones, in the program's own loop (no class vramtrace recognizes):
                   per 64, dequantized to bf16 in every matmul (a custom Function); embedding, norms
                   and head bf16, frozen (frozen_bytes counts the absmax too); fp32 LoRA
                   adapters of rank 64 the only trained weights; no autocast; checkpointing; AdamW.
-  --base encoder  a frozen text encoder (d 512, 8 blocks) cast to fp16 and run under no_grad
-                  (diffusers' weight_dtype) beside a larger trained fp32 transformer (d 1024, 12
-                  blocks) under bf16 autocast; --ema keeps an fp32 copy of
+                  --llama_d, --llama_l, --llama_i, --rank make it smaller (Llama-2-7B's 4096, 32,
+                  11008, 64 by default); --no_recompute keeps every block's activations.
+  --base encoder  a frozen text encoder (--enc_d 512, --enc_l 8 blocks) cast to fp16 and
+                  run under no_grad (diffusers' weight_dtype) beside a larger trained fp32
+                  transformer (--trained_d 1024, --trained_l 12 blocks) under bf16 autocast (the
+                  encoder may have more blocks than the trained model: a CLIP-L's 12 beside a
+                  DiT's 6); --ema keeps an fp32 copy of
                   the trained weights (p.detach().clone() of parameters(), made right after
                   them, in another order than .to() made them); AdamW.
 Prints its own facts before training ("FACTS trainable=N trainable_bytes=B frozen_bytes=B
@@ -84,8 +88,9 @@ class Layer4bit(nn.Module):
 
 
 class LM4bit(nn.Module):
-    def __init__(self, vocab, d, layers, inner, r):
+    def __init__(self, vocab, d, layers, inner, r, ckpt):
         super().__init__()
+        self.ckpt = ckpt
         self.emb = nn.Embedding(vocab, d)
         self.blocks = nn.ModuleList([Layer4bit(d, d // 128, inner, r) for _ in range(layers)])
         self.norm, self.head = nn.RMSNorm(d), nn.Linear(d, vocab, bias=False)
@@ -94,7 +99,7 @@ class LM4bit(nn.Module):
         x = self.emb(ids)
         x.requires_grad_()  # (enable_input_require_grads: checkpointing with frozen embeddings)
         for b in self.blocks:
-            x = checkpoint(b, x, use_reentrant=True)
+            x = checkpoint(b, x, use_reentrant=True) if self.ckpt else b(x)
         return self.head(self.norm(x))
 
 
@@ -140,10 +145,19 @@ def main():
     ap.add_argument("--batch_size", type=int, default=2)
     ap.add_argument("--ema", action="store_true")
     ap.add_argument("--steps", type=int, default=2)
+    ap.add_argument("--llama_d", type=int, default=4096)
+    ap.add_argument("--llama_l", type=int, default=32)
+    ap.add_argument("--llama_i", type=int, default=11008)
+    ap.add_argument("--rank", type=int, default=64)
+    ap.add_argument("--no_recompute", action="store_true")
+    ap.add_argument("--trained_d", type=int, default=1024)
+    ap.add_argument("--trained_l", type=int, default=12)
+    ap.add_argument("--enc_d", type=int, default=512)
+    ap.add_argument("--enc_l", type=int, default=8)
     a = ap.parse_args()
     V, T = 32000, 512
     if a.base == "nf4":
-        model = LM4bit(V, 4096, 32, 11008, 64)  # (Llama-2-7B's shape, adapters of rank 64)
+        model = LM4bit(V, a.llama_d, a.llama_l, a.llama_i, a.rank, not a.no_recompute)
         model.requires_grad_(False)
         trained = []
         for m in model.modules():
@@ -161,10 +175,10 @@ def main():
         ema = []
         params = list(model.parameters()) + list(model.buffers())
     else:
-        encoder = Stack(V, 512, 8, causal=False)
+        encoder = Stack(V, a.enc_d, a.enc_l, causal=False)
         encoder.requires_grad_(False)
         encoder.to("cuda", dtype=torch.float16)
-        model = Stack(0, 1024, 12, causal=True).to("cuda")
+        model = Stack(0, a.trained_d, a.trained_l, causal=True).to("cuda")
         trained = list(model.parameters())
         ema = [p.detach().clone() for p in trained] if a.ema else []
         frozen = list(encoder.parameters())
@@ -185,8 +199,8 @@ def main():
                 with torch.no_grad():
                     states = encoder(encoder.emb(ids)).float()
                 with torch.autocast("cuda", dtype=torch.bfloat16):
-                    out = model(F.linear(states, torch.empty(1024, 512, device="cuda")))
-                loss = F.mse_loss(out.float(), torch.zeros(a.batch_size, T, 1024, device="cuda"))
+                    out = model(F.linear(states, torch.empty(a.trained_d, a.enc_d, device="cuda")))
+                loss = F.mse_loss(out.float(), torch.zeros(a.batch_size, T, a.trained_d, device="cuda"))
                 del out, states
             phase = "backward"
             loss.backward()

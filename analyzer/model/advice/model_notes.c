@@ -509,6 +509,15 @@ void model_frozen_beside(model_result *m, const run_facts *f)
                  "trained: a teacher's, a reference model's; at most %.2f M elements)",
                  (double)frozen / 1e6),
             ema->state = FEAT_OFF;
+    else if (m->weights_untyped && ema->state == FEAT_UNKNOWN && ema->where[0])
+        /* (their element size not given: an fp16 encoder's count at 4 B had been half its own) */
+        snprintf(ema->where, sizeof ema->where,
+                 "no code of an EMA of the weights ran (diffusers' EMAModel, timm's ModelEma, "
+                 "AveragedModel, torch_ema); the weights that take no gradient are a second, "
+                 "frozen model's (a teacher or a reference model: %s%.2f GiB in blocks beside "
+                 "the trained model's, their element count not known)",
+                 lower ? "at most " : "", (double)m->weights_untyped / 1073741824.0),
+            ema->state = FEAT_OFF;
     else if (ema->state == FEAT_UNKNOWN && ema->where[0] &&
              (frozen + near < tr || frozen > tr + near))
         snprintf(ema->where, sizeof ema->where,

@@ -319,6 +319,11 @@ void model_trace_dtype(nano_config *c, const run_facts *f, uint64_t untyped)
         s = "16-bit";
         why = "16-bit autocast weight copies in the forward (no optimizer step ran to tell "
               "float16 with a GradScaler from bfloat16)";
+    } else if (ir && ir->elem_by_head && dv->src == CONFIG_SRC_UNKNOWN) {
+        s = "16-bit";
+        why = "16-bit logits from a frozen head and no 16-bit copy of a weight (autocast makes "
+              "those of fp32 weights): the frozen model computes in 16 bits (bfloat16 or "
+              "float16: the sizes do not tell); the trained weights' dtype the trace does not give";
     } else if (ir && ir->v[INFER_param_dtype_bytes].known &&
                ir->v[INFER_param_dtype_bytes].value == 2 && dv->src == CONFIG_SRC_UNKNOWN) {
         s = "16-bit";

@@ -72,8 +72,9 @@ uint64_t model_weights_untyped(const model_result *m, const run_facts *f)
     /* (not where the trained count is a lower bound: the rest may train, a copy's count of two
      * trained encoders of one shape had said the second takes no gradient) */
     if (!f->tensor_mode || !ir || !tr || tr > UINT64_MAX / 8 || m->rec.trainable_lower ||
-        !m->params_trace || ir->master_bytes || (ev->known && ev->value == 2) ||
-        (fp32 && !by_weights) || f->fwd0_copies_made > UINT64_MAX / 4)
+        !m->params_trace || ir->master_bytes ||
+        (ev->known && ev->value == 2 && !ir->elem_by_head) || (fp32 && !by_weights) ||
+        f->fwd0_copies_made > UINT64_MAX / 4)
         return 0;
     /* typed: the trained weights, an EMA's copy of them, the copies the program keeps (told
      * apart: classify.c), and the weights beyond the trained ones that autocast copied in the

@@ -306,6 +306,17 @@ void infer_pass_params16(infer_pass *ip, const char *why, uint64_t fp32)
     snprintf(ip->p.elem_why, sizeof ip->p.elem_why, "%s", why ? why : "");
 }
 
+void infer_pass_head16(infer_pass *ip)
+{
+    if (ip)
+        ip->p.elem_head = 1;
+}
+
+int infer_pass_grad_has(const infer_pass *ip, uint64_t size)
+{
+    return ip && vt__grad_has(&ip->p, size);
+}
+
 int infer_finish_without(infer_pass *ip, int (*drop)(void *ctx, uint32_t stack), void *ctx,
                          infer_result *out, size_t *ndropped, uint64_t *dropped_bytes)
 {

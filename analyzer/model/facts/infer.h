@@ -65,6 +65,10 @@ typedef struct infer_result {
      * none found */
     uint64_t master_bytes, copies_bytes;
     int elem_by_sizes; /* 1: INFER_param_dtype_bytes 2 was read from the weights' own sizes */
+    /* 1: ... read from 16-bit logits of a frozen head beside a small trained part counted fp32
+     * (report.c's params16): the other frozen weights' element size is not given (a QLoRA's
+     * 4-bit base) */
+    int elem_by_head;
     /* an out-of-memory failure before any backward: the bytes of the weights whose 16-bit copies
      * autocast kept there (it keeps those of weights that need a gradient: the trained ones, fp32
      * at twice a copy's bytes); 0: not read so */
@@ -140,6 +144,12 @@ infer_pass *infer_pass_copy(const infer_pass *p);
  * INFER_param_dtype_bytes), but fp32 bytes of them fp32 (LoRA's trained adapters over a 16-bit
  * model; 0: none): its next infer_finish counts them at 2 B an element, those at 4 */
 void infer_pass_params16(infer_pass *p, const char *why, uint64_t fp32);
+/* infer_pass_head16: ... read from a frozen head's 16-bit logits alone (infer_result.elem_by_head)
+ */
+void infer_pass_head16(infer_pass *p);
+/* infer_pass_grad_has: p's first backward made (and kept) a tensor of size bytes: a weight of
+ * that size may have got a gradient (0: none did, or no backward was read) */
+int infer_pass_grad_has(const infer_pass *p, uint64_t size);
 int infer_finish_without(infer_pass *p, int (*drop)(void *ctx, uint32_t stack), void *ctx,
                          infer_result *out, size_t *ndropped, uint64_t *dropped_bytes);
 

@@ -69,6 +69,7 @@ typedef struct vt__pass {
     char elem_why[256]; /* ... what says they are 16-bit */
     uint64_t elem_fp32; /* ... but these bytes of them fp32 (LoRA's adapters: their gradients') */
     int elem_sizes;     /* ... 2 read from the weights' own sizes (vt__weights_dtype) */
+    int elem_head;      /* ... 2 read from a frozen head's 16-bit logits (infer_pass_head16) */
     int dtype_read;     /* vt__weights_dtype ran (a second infer_finish keeps what it found) */
     uint64_t master_bytes, copies_bytes; /* fp32 master weights of the 16-bit ones, and further
                                           * copies of those (an EMA's), among the weights */

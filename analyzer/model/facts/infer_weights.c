@@ -287,10 +287,13 @@ void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, siz
                      (unsigned long long)p->master_bytes, (unsigned long long)p->copies_bytes);
         vt__set(out, INFER_params, (int64_t)((bytes - f32) / e + f32 / 4),
                 "%zu tensors allocated before the first temporary and alive %s, %llu B at %u B "
-                "each (16-bit parameters)%s",
-                n, when, (unsigned long long)(bytes - f32), e, tail);
+                "each (%s)%s",
+                n, when, (unsigned long long)(bytes - f32), e,
+                p->elem_head ? "16 bits assumed of all: a frozen head's logits are"
+                             : "16-bit parameters",
+                tail);
         vt__set(out, INFER_param_dtype_bytes, e, "%s", p->elem_why);
-        out->elem_by_sizes = p->elem_sizes;
+        out->elem_by_sizes = p->elem_sizes, out->elem_by_head = p->elem_head;
         out->master_bytes = p->master_bytes, out->copies_bytes = p->copies_bytes;
     }
     /* two models among the weights (a frozen teacher beside the student it distills into, a
@@ -360,6 +363,46 @@ static size_t vt__copies_of(const uint64_t *s, size_t n, int up)
     return 0;
 }
 
+/* vt__width_at: the width of the weights s[0..n) (their bytes) read at e B an element, 0 where
+ * their repeating blocks have no d×d parameter (vt__width), and those blocks [*lo, *hi) as
+ * indexes of s (el, ix: room for n) */
+static uint64_t vt__width_at(const uint64_t *s, size_t n, unsigned e, uint64_t *el, size_t *ix,
+                             size_t *lo, size_t *hi)
+{
+    size_t m = 0, per, reps, at, dn;
+    uint64_t d, dv;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] % e == 0)
+            ix[m] = i, el[m++] = s[i] / e;
+    vt__block(el, m, &per, &reps, &at);
+    vt__width(el, m, at, at + per * reps, reps, &d, &dn, &dv, &dn);
+    *lo = reps >= 2 ? ix[at] : 0, *hi = reps >= 2 ? ix[at + per * reps - 1] + 1 : 0;
+    return d;
+}
+
+/* vt__trained_apart: the blocks s[lo..hi) that read 16-bit at width d took no gradient (neither
+ * a norm's 2·d bytes nor a d×d projection's 2·d² among the first backward's tensors, or the
+ * copies kept at an out-of-memory error), and the weights before or after them hold blocks of
+ * their own that did, fp32 by their sizes: a frozen 16-bit model (an encoder cast to fp16,
+ * diffusers' weight_dtype) beside the fp32 one trained, which the sizes of the longer run of
+ * blocks had made "16-bit parameters" (AdamW's state then 4 B per trainable parameter, the
+ * program's 8). A LoRA's 16-bit base has its adapters inside its blocks: no blocks apart. */
+static int vt__trained_apart(const vt__pass *p, const uint64_t *s, size_t n, size_t lo, size_t hi,
+                             uint64_t d, uint64_t *el, size_t *ix)
+{
+    if (!p->ngrad || vt__grad_has(p, vt__mul(d, 2)) || vt__grad_has(p, vt__mul(vt__mul(d, d), 2)))
+        return 0;
+    const size_t from[2] = {0, hi}, len[2] = {lo, n - hi};
+    for (int k = 0; k < 2; k++) {
+        size_t l, h;
+        uint64_t d4 = vt__width_at(s + from[k], len[k], 4, el, ix, &l, &h);
+        if (d4 && !vt__width_at(s + from[k], len[k], 2, el, ix, &l, &h) &&
+            vt__grad_has(p, vt__mul(vt__mul(d4, d4), 4)))
+            return 1;
+    }
+    return 0;
+}
+
 void vt__weights_dtype(vt__pass *p)
 {
     if (p->dtype_read)
@@ -408,19 +451,14 @@ void vt__weights_dtype(vt__pass *p)
      * bytes have no d×d parameter where they are 16-bit (norms of d·2 B, projections of d²·2 B
      * read as d/2 and 2·(d/2)²), read at 2 B an fp32 model's have none (2d and 2d²): the reading
      * with one, the other without, is the weights' element size; both or neither say nothing */
-    uint64_t d4 = 0, d2 = 0, dv, *el = malloc((n + 1) * sizeof *el);
-    size_t m = 0, dn, per, reps, lo;
-    if (!el)
-        goto out;
-    for (unsigned e = 4; e >= 2; e -= 2) {
-        m = 0;
-        for (size_t i = 0; i < n; i++)
-            if (s[i] % e == 0)
-                el[m++] = s[i] / e;
-        vt__block(el, m, &per, &reps, &lo);
-        vt__width(el, m, lo, lo + per * reps, reps, e == 4 ? &d4 : &d2, &dn, &dv, &dn);
-    }
+    uint64_t *el = malloc((n + 1) * sizeof *el);
+    size_t *ix = malloc((n + 1) * sizeof *ix), lo, hi;
+    uint64_t d4 = el && ix ? vt__width_at(s, n, 4, el, ix, &lo, &hi) : 0,
+             d2 = el && ix ? vt__width_at(s, n, 2, el, ix, &lo, &hi) : 0;
+    if (d2 && !d4 && vt__trained_apart(p, s, n, lo, hi, d2, el, ix))
+        d2 = 0; /* (a frozen 16-bit model's blocks: the one trained beside them reads fp32) */
     free(el);
+    free(ix);
     if (d2 && !d4) {
         p->elem = 2, p->elem_sizes = 1;
         snprintf(p->elem_why, sizeof p->elem_why,

@@ -160,7 +160,7 @@ static void recognize_ema(const recognize_input *in, int frames, run_recognition
     /* weights made before training that took no gradient: room for a copy the program keeps
      * of the trained ones (in 16 bits at least), which no code of a known EMA says (where no
      * backward told the trained ones, what no code of a known EMA ran says stands) */
-    uint64_t trained = (uint64_t)out->trainable * out->param_elem;
+    uint64_t trained = (uint64_t)out->trainable * out->state_elem; /* (LoRA's fp32 over 16 bits) */
     uint64_t rest = in->param_bytes > trained ? in->param_bytes - trained : 0;
     int room = out->trainable && rest >= (uint64_t)out->trainable * 2;
     if (which) {

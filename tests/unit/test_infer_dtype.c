@@ -1,0 +1,107 @@
+/* test_infer_dtype.c — what the weights' own sizes say of their element size
+ * (analyzer/model/facts/infer_weights.c's vt__weights_dtype), on weight lists built here: a frozen
+ * fp16 text encoder of more blocks (12, d 768, a CLIP-L's) beside the fp32 transformer trained (6
+ * blocks, d 1024), in either order. The encoder's longer run of blocks read 16-bit at 2 B an
+ * element; the gradients say which model trains, and the trained one's sizes read fp32. */
+#include <stdlib.h>
+
+#include "infer_run.h"
+#include "infer_pass.h"
+
+/* one block of width d at e bytes an element: two norms' weight and bias, four d×d projections
+ * with biases, an MLP of 4·d with biases (16 tensors, frozen_dtypes.py's Block) */
+static size_t block(uint64_t *s, uint64_t d, uint64_t e)
+{
+    const uint64_t sz[16] = {d,     d, d,     d, d * d,     d,     d * d,     d,
+                             d * d, d, d * d, d, 4 * d * d, 4 * d, 4 * d * d, d};
+    for (size_t i = 0; i < 16; i++)
+        s[i] = sz[i] * e;
+    return 16;
+}
+
+/* model: an embedding (vocab rows: 0 none), blocks of d at e bytes, a final norm and a d×d out */
+static size_t model(uint64_t *s, uint64_t vocab, uint64_t d, size_t blocks, uint64_t e)
+{
+    size_t n = 0;
+    if (vocab)
+        s[n++] = vocab * d * e;
+    for (size_t b = 0; b < blocks; b++)
+        n += block(s + n, d, e);
+    s[n++] = d * e, s[n++] = d * e, s[n++] = d * d * e;
+    s[n++] = 512 * d * e; /* (its position table) */
+    return n;
+}
+
+/* weights_dtype: the element size vt__weights_dtype reads of the weights s[0..n) (0: not told,
+ * fp32), the first backward having made a tensor of each size in grads[0..ng) */
+static unsigned weights_dtype(const uint64_t *s, size_t n, const uint64_t *grads, size_t ng)
+{
+    vt__pass *p = calloc(1, sizeof *p);
+    assert_non_null(p);
+    p->t = calloc(n, sizeof *p->t);
+    assert_non_null(p->t);
+    for (size_t i = 0; i < n; i++)
+        p->t[i].early = p->t[i].kept = 1, p->t[i].size = s[i];
+    p->n = n;
+    for (size_t i = 0; i < ng; i++)
+        vt__grad_add(p, grads[i]);
+    vt__weights_dtype(p);
+    unsigned e = p->elem;
+    free(p->t);
+    free(p);
+    return e;
+}
+
+enum { MAXW = 400 };
+
+/* the encoder (fp16, 12 blocks of 768) and the trained model (fp32, 6 blocks of 1024), in that
+ * order or the other (trained_first); grads: the sizes that got a gradient */
+static size_t two_models(uint64_t *s, int trained_first, size_t *trained_at, size_t *trained_n)
+{
+    size_t n = 0;
+    if (trained_first)
+        *trained_at = n, n += *trained_n = model(s + n, 0, 1024, 6, 4);
+    n += model(s + n, 49408, 768, 12, 2);
+    if (!trained_first)
+        *trained_at = n, n += *trained_n = model(s + n, 0, 1024, 6, 4);
+    return n;
+}
+
+static void test_frozen_fp16_beside_fp32_trained(void **state)
+{
+    (void)state;
+    uint64_t s[MAXW];
+    for (int first = 0; first <= 1; first++) {
+        size_t at, tn, n = two_models(s, first, &at, &tn);
+        /* the trained model's weights got gradients: the fp32 one trains, not 16-bit weights */
+        assert_int_equal(weights_dtype(s, n, s + at, tn), 0);
+        /* no backward (no gradient told apart): the longer run's sizes, 16-bit, as before */
+        assert_int_equal(weights_dtype(s, n, NULL, 0), 2);
+    }
+}
+
+static void test_frozen_fp16_trained_says(void **state)
+{
+    (void)state;
+    uint64_t s[MAXW], g[MAXW];
+    size_t at, tn, n = two_models(s, 0, &at, &tn);
+    /* gradients of the 16-bit blocks' sizes: those train (their d×d projection's 2·d² bytes) */
+    size_t ng = 0;
+    g[ng++] = 768 * 768 * 2;
+    for (size_t i = 0; i < tn; i++)
+        g[ng++] = s[at + i];
+    assert_int_equal(weights_dtype(s, n, g, ng), 2);
+    /* the other blocks took none (a gradient of a size no block has: an adapter's): the 16-bit
+     * reading stands (a LoRA's 16-bit base, its fp32 adapters inside its blocks) */
+    g[0] = 8 * 768 * 4;
+    assert_int_equal(weights_dtype(s, n, g, 1), 2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_frozen_fp16_beside_fp32_trained),
+        cmocka_unit_test(test_frozen_fp16_trained_says),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
