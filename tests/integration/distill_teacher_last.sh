@@ -8,7 +8,8 @@
 # told, for 0.37 / 0.73; told B, the trainable count "42.47 M" said exactly of a 91.63 M
 # student); the teacher is said mostly not cast by autocast before the error, neither frozen nor
 # of a count exactly ("a second, frozen model's (... 758.89 M elements", its 735.10 M), and no
-# share of the blocks used is claimed. Runs: --batch_size 48 (the formula's path) and the same program with its batch
+# share of the blocks used is claimed; the layers row says the teacher's blocks had no copy made
+# before the failure (not run yet), not that they "had theirs freed after use (frozen ...)". Runs: --batch_size 48 (the formula's path) and the same program with its batch
 # flag renamed --rows at 40 (B not told: the measured breakdown's). The formula's what-ifs, which
 # take that model as frozen and count nothing of its forward, are lower bounds (the largest
 # micro-batch "at most"; it had been "9" where 9 runs out of memory).
@@ -52,6 +53,10 @@ for name, path in (("oom", sys.argv[3]), ("rows", sys.argv[4])):
     m = re.search(r"a second model's blocks, mostly not cast by autocast before the error \(frozen or trained: .*; at most ([0-9.]+) M elements\)", e)
     if not m or float(m.group(1)) < teacher / 1e6 - 0.005 or "frozen model's" in e:
         bad.append(f"{name}: EMA {e}, the teacher's {teacher}")
+    # the teacher never ran: its blocks had no copy made, not "freed after use (frozen ...)"
+    row = j["inferred"].get("n_layer", {}).get("where", "")
+    if "freed after use" in row or "frozen: a teacher" in row or "not run yet" not in row:
+        bad.append(f"{name}: layers row {row!r}")
 for b in bad:
     print("distill_teacher_last:", b)
 sys.exit(1 if bad else 0)

@@ -48,6 +48,10 @@ for r in ("enc", "nf4"):
         f"{facts['frozen_bytes'] / 2**20:.1f} MiB of weights take no gradient"
     if said not in ema:
         bad.append(f"{r}: EMA row {ema!r}, the program's frozen bytes {facts['frozen_bytes']}")
+    # (far more than an fp32 copy of the trained weights: never room for one, and how many)
+    times = f"{round(facts['frozen_bytes'] / 4 / facts['trainable'])}x an fp32 copy of the"
+    if r == "nf4" and ("can hold a copy" in ema or times not in ema):
+        bad.append(f"nf4: EMA row {ema!r}, not {times!r}")
 # the 4-bit run's 16 bits are its frozen head's logits: no 16-bit training said
 dt = json.load(open("nf4.json"))["config"]["dtype"]
 if "16-bit training" in dt["where"] or "trained weights' dtype the trace does not give" not in dt["where"]:

@@ -4,7 +4,8 @@ the same class trained with KL over temperature-softened fp32 log-softmaxes plus
 bf16 autocast, fused AdamW on the student only (--student_layers blocks, 6 by default; the
 teacher's 12); --teacher_last runs the teacher's forward after the student's (the student's first).
 Neither model is one vramtrace recognizes.
-Prints its own facts before training ("FACTS trainable=N teacher=N") and, after its first step,
+Prints its own facts before training ("FACTS trainable=N teacher=N student_d=N student_layers=N
+teacher_d=N teacher_layers=N vocab=N") and, after its first step,
 "STATE grads=B optimizer=B" (the bytes of the student's gradients and AdamW state), and at the end
 "trained N steps at batch B, reserved at most R" (torch.cuda.max_memory_reserved); an
 out-of-memory error prints "OOM in PHASE" and exits 1. Used by tests/integration/distill_frozen.sh, distill_one_block.sh and distill_teacher_last.sh."""
@@ -68,7 +69,8 @@ def main():
     teacher.eval()
     student = LM(V, 768, a.student_layers).to("cuda")
     sp = list(student.parameters())
-    print(f"FACTS trainable={count(sp)} teacher={count(teacher.parameters())}", flush=True)
+    print(f"FACTS trainable={count(sp)} teacher={count(teacher.parameters())} student_d=768 "
+          f"student_layers={a.student_layers} teacher_d=2048 teacher_layers=12 vocab={V}", flush=True)
     opt = torch.optim.AdamW(sp, lr=3e-4, fused=True)
     phase = "teacher forward"
     try:

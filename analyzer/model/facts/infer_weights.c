@@ -110,7 +110,7 @@ static void vt__width(const uint64_t *elems, size_t n, size_t lo, size_t hi, siz
             sq |= !big && elems[i] > 1 && elems[j] % square == 0;
             eq |= !big && elems[i] > 1 && elems[j] == square && j >= lo && j < hi;
         }
-        if (reps < 2 || c < reps || !sq)
+        if (!reps || c < reps || !sq) /* (reps 1: weights taken as one block) */
             continue;
         if (eq && (!d || elems[i] < d))
             d = elems[i], dn = c;
@@ -139,7 +139,7 @@ static int vt__trained(const vt__pass *p, const uint64_t *elems, size_t lo, size
  * beside them, said; same: a second model of these very blocks, one of the two frozen); *lo,
  * *hi: its repeating blocks */
 static void vt__infer_shape(const uint64_t *elems, size_t n, size_t frozen, int same, int by_copies,
-                            infer_result *out, size_t *lo, size_t *hi)
+                            size_t untold, infer_result *out, size_t *lo, size_t *hi)
 {
     uint64_t maxel = 0;
     size_t maxi = 0;
@@ -158,34 +158,61 @@ static void vt__infer_shape(const uint64_t *elems, size_t n, size_t frozen, int 
                 reps, per, reps);
     } else if (reps >= 2 && frozen) {
         /* told by the first backward's gradients, or by the 16-bit copies alive at an
-         * out-of-memory failure before any backward (by_copies) */
-        const char *none = by_copies ? "16-bit copies was alive at the out-of-memory failure, in "
-                                       "the first forward (a frozen weight's is freed after use)"
-                                     : "sizes got a gradient in the first backward",
+         * out-of-memory failure before any backward (by_copies; 2: the other model's weights
+         * had none made, freed or not: it had not run, a teacher run after the student) */
+        const char *none = by_copies == 2 ? "16-bit copies was made before the out-of-memory "
+                                            "failure, in the first forward (not run yet)"
+                           : by_copies    ? "16-bit copies was alive at the out-of-memory "
+                                            "failure, in the first forward (a frozen weight's is "
+                                            "freed after use)"
+                                          : "sizes got a gradient in the first backward",
                    *trained = by_copies ? "its weights' 16-bit copies kept for a backward"
                                         : "its weights got gradients",
-                   *beside = by_copies ? "had theirs freed after use" : "got none";
+                   *beside = by_copies == 2
+                                 ? "had no copy made before the failure (not run yet: whether "
+                                   "they train is not known)"
+                             : by_copies ? "had theirs freed after use (frozen: a teacher or a "
+                                           "reference model)"
+                                         : "got none (frozen: a teacher or a reference model)";
         vt__set(out, INFER_frozen_blocks, (int64_t)frozen,
                 "%zu blocks of another model, before or after the trained one's %zu: none of "
                 "their weights' %s",
                 frozen, reps, none);
         vt__set(out, INFER_n_layer, (int64_t)reps,
                 "L = %zu: a block of %zu parameter tensors repeats %zu times in the model trained "
-                "(%s); another model's %zu blocks beside it %s (frozen: a teacher or a reference "
-                "model)",
+                "(%s); another model's %zu blocks beside it %s",
                 reps, per, reps, trained, frozen, beside);
+    } else if (untold) {
+        /* the only repeating blocks took no gradient, the weights trained beside them repeat
+         * none (a student of one block beside its teacher's 12: L, d and V had been the
+         * teacher's) */
+        vt__set(out, INFER_frozen_blocks, (int64_t)untold,
+                "%zu blocks of another model beside the trained one: none of their weights' %s; "
+                "the weights trained repeat no block of their own (one block, or none): their "
+                "layers are not known",
+                untold,
+                by_copies ? "16-bit copies was alive at the out-of-memory failure, in the first "
+                            "forward"
+                          : "sizes got a gradient in the first backward");
     } else if (reps >= 2)
         vt__set(out, INFER_n_layer, (int64_t)reps,
                 "L = %zu: a block of %zu parameter tensors repeats %zu times", reps, per, reps);
     uint64_t d, d_div;
     size_t dn, dn_div;
-    vt__width(elems, n, *lo, *hi, reps, &d, &dn, &d_div, &dn_div);
+    /* (no repeating block among the weights trained: they are taken as one for the width) */
+    vt__width(elems, n, untold ? 0 : *lo, untold ? n : *hi, untold ? 1 : reps, &d, &dn, &d_div,
+              &dn_div);
     for (size_t i = 0; i < n; i++)
         if (elems[i] > maxel)
             maxel = elems[i], maxi = i;
     if (!d)
         d = d_div, dn = dn_div;
-    if (d && d != d_div)
+    if (untold && d && d == d_div) {
+        vt__set(out, INFER_n_embd, (int64_t)d,
+                "d = %llu: the smallest size among the weights trained (no repeating block) "
+                "whose square is one of them (a d×d projection)",
+                (unsigned long long)d);
+    } else if (d && d != d_div)
         vt__set(out, INFER_n_embd, (int64_t)d,
                 "d = %llu: the smallest size in every block (%zu norm weights / biases) whose "
                 "square is a block's parameter (d×d); %zu of %llu (key / value biases) only "
@@ -246,6 +273,45 @@ static void vt__infer_shape(const uint64_t *elems, size_t n, size_t frozen, int 
                 "bias True: %zu tensors of d elements in each block (the norms' weights and "
                 "projection biases)",
                 nd);
+    if (untold) /* (the weights trained are one block: an MLP's 4d×d is no position table) */
+        *lo = 0, *hi = n;
+}
+
+/* vt__own_square: among the weights outside elems[lo..hi) whose sizes got a gradient, one is the
+ * square of another's element count (a d×d projection beside a d-element norm) */
+static int vt__own_square(const vt__pass *p, const uint64_t *elems, size_t n, size_t lo, size_t hi)
+{
+    unsigned e = vt__elem(p);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t sq;
+        if ((i >= lo && i < hi) || elems[i] < 2 || !vt__grad_has(p, vt__mul(elems[i], e)) ||
+            __builtin_mul_overflow(elems[i], elems[i], &sq))
+            continue;
+        for (size_t j = 0; j < n; j++)
+            if ((j < lo || j >= hi) && elems[j] == sq && vt__grad_has(p, vt__mul(sq, e)))
+                return 1;
+    }
+    return 0;
+}
+
+/* vt__copies_made: the first forward made a 16-bit copy (half the bytes, by a dtype conversion)
+ * of a weight size of the blocks elems[lo..lo + per·reps) that no weight outside them has (its
+ * own: the other model's copies say nothing of these), freed since or not */
+static int vt__copies_made(const vt__pass *p, const uint64_t *elems, size_t n, size_t lo,
+                           size_t per, size_t reps)
+{
+    size_t hi = lo + per * reps;
+    for (size_t i = lo; i < lo + per && i < n; i++) {
+        uint64_t bytes = vt__mul(elems[i], vt__elem(p));
+        int shared = 0;
+        for (size_t j = 0; j < n && !shared; j++)
+            shared = (j < lo || j >= hi) && elems[j] == elems[i];
+        for (size_t k = 0; !shared && bytes && k < p->n; k++)
+            if (p->t[k].early && p->t[k].cast && p->t[k].made == INFER_MADE_FORWARD &&
+                2 * p->t[k].size == bytes)
+                return 1;
+    }
+    return 0;
 }
 
 void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, size_t *nelems,
@@ -321,11 +387,31 @@ void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, siz
             !memcmp(elems + lo2, elems + *lo, per * sizeof *elems))
             s1 = lo2 - *lo, frozen = reps, same = 1;
     }
+    size_t untold = 0;
+    if (reps >= 2 && p->ngrad && !frozen && !vt__trained(p, elems, *lo, per) &&
+        vt__own_square(p, elems, n, *lo, *hi) &&
+        (!p->grad_from_copies || vt__copies_made(p, elems, n, *lo, per, reps))) {
+        /* the repeating blocks took no gradient (or, out of memory before any backward, had
+         * their copies freed after use: not blocks the forward had yet to reach, a ResNet's)
+         * and none beside them did, while the weights outside them that did hold a d×d matrix
+         * of their own (a model with a block, not a probe's head nor LoRA's adapters): those
+         * are the model trained, of no repeating block (kept alone) */
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if ((i < *lo || i >= *hi) && vt__grad_has(p, vt__mul(elems[i], e)))
+                elems[k++] = elems[i];
+        s1 = k, untold = reps;
+    }
+    /* a teacher run after its student, the run out of memory in the student's forward: the
+     * other model's weights had no copy made at all (not freed after use: not used) */
+    int how = p->grad_from_copies;
+    if (how && frozen && !same && !vt__copies_made(p, elems, n, *lo, per, reps))
+        how = 2;
     if (s0 || s1 < n) { /* what follows reads the trained model's weights alone */
         memmove(elems, elems + s0, (s1 - s0) * sizeof *elems);
         *nelems = s1 - s0;
     }
-    vt__infer_shape(elems, s1 - s0, frozen, same, p->grad_from_copies, out, lo, hi);
+    vt__infer_shape(elems, s1 - s0, frozen, same, how, untold, out, lo, hi);
 }
 
 void infer_params_less(infer_result *r, uint64_t bytes, const char *what)
