@@ -1,5 +1,5 @@
-/* test_infer_dtype.c — what the weights' own sizes say of their element size
- * (analyzer/model/facts/infer_weights.c's vt__weights_dtype), on weight lists built here: a frozen
+/* test_infer_dtype.c — what the weights' own sizes say of their element size and of which model
+ * trains (analyzer/model/facts/infer_weights.c), on weight lists built here: a frozen
  * fp16 text encoder of more blocks (12, d 768, a CLIP-L's) beside the fp32 transformer trained (6
  * blocks, d 1024), in either order. The encoder's longer run of blocks read 16-bit at 2 B an
  * element; the gradients say which model trains, and the trained one's sizes read fp32. */
@@ -97,11 +97,48 @@ static void test_frozen_fp16_trained_says(void **state)
     assert_int_equal(weights_dtype(s, n, g, 1), 2);
 }
 
+/* a model of one block trained (its weights' 16-bit copies kept at an out-of-memory error before
+ * any backward: the gradients' sizes read from them) beside 12 blocks of another: those are a
+ * second model's only where the first forward had used them (copies made and freed); blocks it
+ * had yet to reach may be the trained model's own (no copy made: nothing read apart) */
+static void test_unreached_blocks_are_no_other_model(void **state)
+{
+    (void)state;
+    uint64_t s[MAXW];
+    size_t n = model(s, 32000, 768, 1, 4), tn = n;
+    n += model(s + n, 0, 2048, 12, 4);
+    for (int used = 0; used <= 1; used++) {
+        vt__pass *p = calloc(1, sizeof *p);
+        assert_non_null(p);
+        p->t = calloc(n + 1, sizeof *p->t);
+        assert_non_null(p->t);
+        for (size_t i = 0; i < n; i++)
+            p->t[i].early = p->t[i].kept = 1, p->t[i].size = s[i];
+        p->n = n;
+        if (used) /* (a 16-bit copy of the other blocks' 4d×d, freed after use) */
+            p->t[p->n++] = (vt__tensor){
+                .early = 1, .cast = 1, .made = INFER_MADE_FORWARD, .size = 4 * 2048 * 2048 * 2};
+        for (size_t i = 0; i < tn; i++)
+            vt__grad_add(p, s[i]);
+        p->grad_from_copies = 1;
+        infer_result out;
+        memset(&out, 0, sizeof out);
+        uint64_t el[MAXW + 1];
+        size_t ne, lo, hi;
+        vt__infer_params(p, &out, el, &ne, &lo, &hi);
+        assert_int_equal(out.v[INFER_frozen_blocks].known, used);
+        assert_int_equal(out.v[INFER_n_embd].known && out.v[INFER_n_embd].value == 768, used);
+        free(p->t);
+        free(p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_frozen_fp16_beside_fp32_trained),
         cmocka_unit_test(test_frozen_fp16_trained_says),
+        cmocka_unit_test(test_unreached_blocks_are_no_other_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
