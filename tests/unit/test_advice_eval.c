@@ -162,6 +162,14 @@ static void test_flag(void **state)
     assert_string_equal(flag, "--eval-batch-size 16");
     f.argc = 3; /* its value missing */
     assert_int_equal(model_eval_batch_flag(&f, flag, sizeof flag), 0);
+    /* an evaluation's flag in another form of its words (namewords.h; it had gone unread) */
+    const char *const argv3[] = {"python", "train.py", "--evaluation_batch_size", "24", NULL};
+    f.argc = 4, f.argv = argv3;
+    assert_int_equal(model_eval_batch_flag(&f, flag, sizeof flag), 24);
+    /* ... and not a word inside another ("interval" is no "val") */
+    const char *const argv4[] = {"python", "train.py", "--interval_batch_size", "24", NULL};
+    f.argc = 4, f.argv = argv4;
+    assert_int_equal(model_eval_batch_flag(&f, flag, sizeof flag), 0);
 }
 
 /* beside a run that completed after an allocator retry (the row "none"), an option predicted at
@@ -285,6 +293,10 @@ static void test_pass_word(void **state)
     assert_string_equal(advice_pass_word("--eval-batch-size=8"), "evaluation");
     assert_string_equal(advice_pass_word("--sample_batch 4"), "sampling");
     assert_string_equal(advice_pass_word(NULL), "evaluation");
+    /* every form of an evaluation's words (namewords.h; "evaluation" had been "no-grad") */
+    assert_string_equal(advice_pass_word("--evaluation_batch_size 8"), "evaluation");
+    assert_string_equal(advice_pass_word("--validate_batch 8"), "evaluation");
+    assert_string_equal(advice_pass_word("--gen_batch_size 8"), "generation");
 }
 
 int main(void)

@@ -202,6 +202,16 @@ static void test_decorated(void **state)
                            "    return m(x)\n"
                            "loss.backward()\n"),
                      0);
+    /* every form of the pass words (namewords.h): an evaluation, an inference (these two had
+     * gone unread: "run_evaluation", "infer" not in this list); a value's getter is none */
+    static const char *const named[] = {"run_evaluation", "infer", "get_val"};
+    for (int k = 0; k < 3; k++) {
+        char one[160];
+        snprintf(one, sizeof one,
+                 "@torch.no_grad()\ndef %s(m):\n    return m(x)\nloss.backward()\n%s(m)\n",
+                 named[k], named[k]);
+        assert_int_equal(lines(one), k < 2 ? 2 : 0);
+    }
 }
 
 /* a no_grad block under model.eval() whose outputs a later backward reads (through names bound

@@ -373,6 +373,20 @@ static void test_unplaced(void **state)
                      scriptflags_model_choice(choice[i].name), choice[i].model);
     assert_true(scriptflags_token_cap("max_tokens"));
     assert_false(scriptflags_token_cap("max_new_tokens"));
+    /* a cap of a pass beside the training, in any of the pass words' forms (namewords.h): a
+     * validation's, an inference's, a sampling's cap is no training batch's (these three had
+     * been read as the training's, their forms not in this list) */
+    assert_false(scriptflags_token_cap("max_validation_tokens"));
+    assert_false(scriptflags_token_cap("max_inference_tokens"));
+    assert_false(scriptflags_token_cap("sampling_max_tokens"));
+    /* a batch flag of a side pass is the pass's, by whole words: "interval" is no "val", a
+     * batch sampler no sampling pass (these had been, as substrings) */
+    assert_int_equal(config_side_pass_name("eval_batch_size"), 1);
+    assert_int_equal(config_side_pass_name("valid_batch_size"), 1);
+    assert_int_equal(config_side_pass_name("test_batch_size"), 1);
+    assert_int_equal(config_side_pass_name("inference_batch_size"), 1);
+    assert_int_equal(config_side_pass_name("batch_size_interval"), 0);
+    assert_int_equal(config_side_pass_name("sampler_batch_size"), 0);
 
     nano_config c;
     config_files files;

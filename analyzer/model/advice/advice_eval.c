@@ -6,6 +6,7 @@
 
 #include "advice.h"
 #include "bytes_sat.h"
+#include "namewords.h"
 
 /* the rows of an evaluation's tensors that scale with its batch (no backward in it) */
 static const category scaled_cats[] = {CAT_ACTIVATIONS, CAT_LOGITS, CAT_ATTENTION, CAT_INPUTS,
@@ -13,26 +14,16 @@ static const category scaled_cats[] = {CAT_ACTIVATIONS, CAT_LOGITS, CAT_ATTENTIO
 
 const char *advice_pass_word(const char *flag)
 {
-    static const struct {
-        const char *word, *pass;
-    } words[] = {{"sample", "sampling"}, {"samples", "sampling"},    {"sampling", "sampling"},
-                 {"gen", "generation"},  {"generate", "generation"}, {"generation", "generation"},
-                 {"rollout", "rollout"}, {"rollouts", "rollout"}};
-    /* (a flag naming no kind of pass: a no-grad pass's whose outputs the step uses, which the
-     * recorded script reads on that pass's lines: evalsrc_pass_flag; an evaluation's names one) */
-    static const char *const evals[] = {"eval", "val", "valid", "validation", NULL};
-    int eval = 0;
-    size_t end = flag ? strcspn(flag, " =") : 0;
-    for (size_t i = 0; i < end;) {
-        size_t n = strcspn(flag + i, "_- =");
-        for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
-            if (n == strlen(words[k].word) && !strncmp(flag + i, words[k].word, n))
-                return words[k].pass;
-        for (int k = 0; evals[k]; k++)
-            eval |= n == strlen(evals[k]) && !strncmp(flag + i, evals[k], n);
-        i += n + (i + n < end);
-    }
-    return eval || !flag ? "evaluation" : "no-grad";
+    /* the flag's words (namewords.h), before its value; a sampling's, a generation's, a
+     * rollout's before an evaluation's. (A flag naming no kind of pass: a no-grad pass's whose
+     * outputs the step uses, which the recorded script reads on that pass's lines:
+     * evalsrc_pass_flag; an evaluation's names one) */
+    unsigned k = flag ? namewords_kinds(flag, strcspn(flag, " ="), "_-", 1) : 0;
+    return k & NW_SAMPLE          ? "sampling"
+           : k & NW_GEN           ? "generation"
+           : k & NW_ROLLOUT       ? "rollout"
+           : k & NW_EVAL || !flag ? "evaluation"
+                                  : "no-grad";
 }
 
 void advice_eval_calibrate(model_calib *c, const cat_breakdown *at_eval, uint64_t train,

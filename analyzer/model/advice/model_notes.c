@@ -12,6 +12,7 @@
 #include "advice.h"
 #include "config.h"
 #include "formula.h"
+#include "namewords.h"
 
 /* peak_in_eval: a training run's tensors peaked in an evaluation pass (measured there) */
 int model_peak_in_eval(const model_result *m, const run_facts *f)
@@ -20,21 +21,12 @@ int model_peak_in_eval(const model_result *m, const run_facts *f)
            m->measured_at_tensors;
 }
 
-/* model_names_evaluation: one of key's words (split at '_' and '-') names an evaluation: eval, val,
- * valid, validation (--val_batch_size, Lightning scripts' spelling, had gone unread: "val" is no
- * "eval"; not "interval", a word of its own) */
+/* model_names_evaluation: one of key's words (split at '_' and '-') names an evaluation, a
+ * sampling or a generation in any of its forms (namewords.h: --val_batch_size, Lightning
+ * scripts' spelling, had gone unread: "val" is no "eval"; not "interval", a word of its own) */
 int model_names_evaluation(const char *key)
 {
-    static const char *const words[] = {"eval",     "val",      "valid", "validation", "sample",
-                                        "sampling", "generate", "gen",   "generation", NULL};
-    for (const char *w = key; *w;) {
-        size_t n = strcspn(w, "_-");
-        for (int i = 0; words[i]; i++)
-            if (n == strlen(words[i]) && !strncmp(w, words[i], n))
-                return 1;
-        w += n + (w[n] != 0);
-    }
-    return 0;
+    return (namewords_kinds(key, strlen(key), "_-", 1) & (NW_EVAL | NW_SAMPLE | NW_GEN)) != 0;
 }
 
 /* eval_batch_flag: the evaluation's own batch on the traced command line (--eval-batch-size 16,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "evalsrc_flow.h"
+#include "namewords.h"
 #include "pysrc.h" /* (lline: a logical line of the cleaned source) */
 
 /* find: needle in c[a, b), its index, else (size_t)-1 */
@@ -54,9 +55,6 @@ static int ident(char ch)
  * rule below) */
 static int names_pass(const char *c, const lline *l, size_t *na, size_t *nb)
 {
-    static const char *const words[] = {"sample",     "sampling", "samples",   "generate",
-                                        "generation", "evaluate", "eval",      "validate",
-                                        "validation", "predict",  "inference", NULL};
     size_t a = find(c, l->a, l->b, "def ");
     if (a == (size_t)-1)
         return 0;
@@ -67,16 +65,9 @@ static int names_pass(const char *c, const lline *l, size_t *na, size_t *nb)
     while (b < l->b && ident(c[b]))
         b++;
     *na = a, *nb = b;
-    for (size_t w = a; w < b;) {
-        size_t n = 0;
-        while (w + n < b && c[w + n] != '_')
-            n++;
-        for (int i = 0; words[i]; i++)
-            if (n == strlen(words[i]) && !memcmp(c + w, words[i], n))
-                return 1;
-        w += n + 1;
-    }
-    return 0;
+    /* (namewords.h, not its short forms: a def's "val" is often a value's, "gen" a generator's) */
+    return (namewords_kinds(c + a, b - a, "_", 0) &
+            (NW_SAMPLE | NW_GEN | NW_EVAL | NW_PREDICT | NW_INFER)) != 0;
 }
 
 /* What one pass over the logical lines records, so that each block is answered from tables: the

@@ -4,6 +4,7 @@
 #include "phases_bits.h"
 
 #include "hashseed.h"
+#include "namewords.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -64,22 +65,9 @@ static int framework_loop_file(const char *file);
  * evaluation, validate, validation) and none says it trains */
 static int eval_name(const char *name)
 {
-    static const char *const evals[] = {"eval",     "evaluate",   "evaluation", "evaluating",
-                                        "validate", "validation", "validating", NULL};
-    int ev = 0;
-    for (const char *w = name; *w;) {
-        size_t n = strcspn(w, "_");
-        char word[32];
-        if (n && n < sizeof word) {
-            memcpy(word, w, n);
-            word[n] = '\0';
-            if (!strcmp(word, "train") || !strcmp(word, "training"))
-                return 0;
-            ev |= in(word, evals);
-        }
-        w += n + (w[n] == '_');
-    }
-    return ev;
+    /* (namewords.h; not a short form: a function's "val" is often a value, "valid" a check) */
+    unsigned k = namewords_kinds(name, strlen(name), "_", 0);
+    return (k & NW_EVAL) && !(k & NW_TRAIN);
 }
 
 /* the functions a frame of which is an evaluation's wherever they are (a program's own or a

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "namewords.h"
 #include "vramtrace/trace_format.h"
 
 /* X(spelling, key) — flag names (dashes dropped, '-' as '_', lower case) of argparse scripts
@@ -210,11 +211,10 @@ static void apply_one(nano_config *c, config_key k, const char *flag, char sep, 
  * sampling's: --eval_batch_size, read as the evaluation's batch where the run's peak is there) */
 int config_side_pass_name(const char *name)
 {
-    static const char *const side[] = {"eval", "val", "test", "sampl", "predict", "infer"};
-    for (size_t i = 0; i < sizeof side / sizeof side[0]; i++)
-        if (strstr(name, side[i]))
-            return 1;
-    return 0;
+    /* (by whole words, namewords.h: as substrings "interval" had been a validation's, a batch
+     * sampler a sampling's) */
+    return (namewords_kinds(name, strlen(name), "_-", 1) &
+            (NW_EVAL | NW_TEST | NW_SAMPLE | NW_PREDICT | NW_INFER)) != 0;
 }
 
 /* note_unplaced: a batch flag no spelling places, kept for the unknown micro-batch's sentence

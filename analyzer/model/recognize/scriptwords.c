@@ -6,19 +6,13 @@
  * encoder-decoder's; another program's --update-freq need not be the accumulation). */
 #include <string.h>
 
+#include "namewords.h"
 #include "scriptflags.h"
 
 /* has_word: w is one of name's '_'-separated words (prefix 1: a word starts with w) */
 static int has_word(const char *name, const char *w, int prefix)
 {
-    size_t wl = strlen(w);
-    for (const char *p = name; *p;) {
-        size_t l = strcspn(p, "_");
-        if (l == wl ? !strncmp(p, w, wl) : prefix && l > wl && !strncmp(p, w, wl))
-            return 1;
-        p += l + (p[l] == '_');
-    }
-    return 0;
+    return namewords_has(name, strlen(name), "_", w, prefix);
 }
 
 static int any_word(const char *name, const char *const *ws)
@@ -31,10 +25,11 @@ static int any_word(const char *name, const char *const *ws)
 
 int scriptflags_token_cap(const char *name)
 {
-    static const char *const gen[] = {"new",  "gen",     "generate", "generation", "eval", "val",
-                                      "test", "predict", "infer",    "sample",     NULL};
+    /* (not a side pass's cap, in any form of its words, nor a generation's new tokens) */
+    unsigned side = NW_EVAL | NW_TEST | NW_SAMPLE | NW_GEN | NW_PREDICT | NW_INFER;
     return has_word(name, "tokens", 0) &&
-           (has_word(name, "max", 0) || has_word(name, "batch", 0)) && !any_word(name, gen);
+           (has_word(name, "max", 0) || has_word(name, "batch", 0)) && !has_word(name, "new", 0) &&
+           !(namewords_kinds(name, strlen(name), "_", 1) & side);
 }
 
 int scriptflags_model_choice(const char *name)
