@@ -1,8 +1,10 @@
 /* fit_report.c — what `vramtrace fit` shows (fit_job.h): the table of trials or one JSON
  * document, the largest micro-batch that fits, and what the trials measured of gradient
  * accumulation. The search itself is cmd_fit.c. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cjson/cJSON.h>
 
@@ -10,12 +12,48 @@
 #include "fit_job.h"
 #include "jsonw.h"
 
+/* physical_b: the command's flag that carries {B} where its name says a physical batch
+ * (Opacus's --max-physical-batch-size) into flag (len bytes); 0 when none */
+static int physical_b(const fit_job *j, char *flag, size_t len)
+{
+    for (int i = 0; i < j->argc; i++) {
+        const char *a = j->argv[i], *eq = strchr(a, '=');
+        const char *f = !strncmp(a, "{B", 2) && i > 0     ? j->argv[i - 1]
+                        : eq && !strncmp(eq + 1, "{B", 2) ? a
+                                                          : NULL;
+        if (!f || strncmp(f, "--", 2))
+            continue;
+        char name[64];
+        size_t n = 0;
+        for (const char *p = f + 2; *p && *p != '=' && n + 1 < sizeof name; p++)
+            name[n++] = *p == '-' ? '_' : (char)tolower((unsigned char)*p);
+        name[n] = '\0';
+        if (strstr(name, "physical") && strstr(name, "batch")) {
+            snprintf(flag, len, "%.*s",
+                     (int)(strchr(f, '=') ? strchr(f, '=') - f : (long)strlen(f)), f);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* accumulation_note: what the trials measured of gradient accumulation (the gradients of one
  * micro-step alive through the next micro-batch's forward), in one sentence; "" when nothing
  * needs saying. */
 static void accumulation_note(const fit_job *j, char *out, size_t len)
 {
     out[0] = '\0';
+    char phys[64];
+    if (!j->has_a && physical_b(j, phys, sizeof phys)) {
+        /* (its optimizer steps counted per physical batch had said "each trial ran one backward
+         * per optimizer step" of a split of 4) */
+        snprintf(out, len,
+                 "{B} is the command's physical batch (%s): the program splits its logical "
+                 "batch into physical batches of {B} and sums their gradients itself, as each "
+                 "trial ran and measured",
+                 phys);
+        return;
+    }
     const fit_trial *first = NULL;
     for (int i = 0; i < j->ntrials && !first; i++)
         if (!j->trials[i].timed_out && j->trials[i].ntraces)

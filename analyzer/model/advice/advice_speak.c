@@ -41,11 +41,24 @@ int advice_flags(const nano_config *cfg, int n, const int *keys, const uint64_t 
     int ok = len > 0;
     if (ok)
         out[0] = '\0';
+    /* a split logical batch (batch_split): A is the logical batch over B, carried by its flag */
+    int split = cfg->batch_split && cfg->batch_global[0];
     for (int i = 0; ok && i < n; i++) /* every knob carried by something */
-        ok = cfg->v[keys[i]].flag[0] != '\0' || (keys[i] == CFG_batch_size && cfg->batch_global[0]);
+        ok = cfg->v[keys[i]].flag[0] != '\0' ||
+             (keys[i] == CFG_batch_size && cfg->batch_global[0]) ||
+             (keys[i] == CFG_gradient_accumulation_steps && split &&
+              cfg->v[CFG_gradient_accumulation_steps].src != CONFIG_SRC_UNKNOWN);
     char piece[128];
+    uint64_t split_b = 0; /* the micro-batch the logical batch's flag is spelled with */
+    for (int i = 0; ok && split && i < n; i++)
+        split_b = keys[i] == CFG_batch_size ? vals[i]
+                  : keys[i] == CFG_gradient_accumulation_steps && !split_b
+                      ? (uint64_t)cfg->v[CFG_batch_size].i
+                      : split_b;
     for (int i = 0; ok && i < n; i++) { /* the command line's flags first */
         const config_value *cv = &cfg->v[keys[i]];
+        if (split && keys[i] == CFG_gradient_accumulation_steps)
+            continue; /* (the logical batch's piece, after them) */
         if (keys[i] == CFG_batch_size && !cv->flag[0]) { /* (batch_global) */
             global_piece(cfg, n, keys, vals, vals[i], used != 0, piece, sizeof piece);
             ok = add(out, len, &used, piece);
@@ -55,6 +68,10 @@ int advice_flags(const nano_config *cfg, int n, const int *keys, const uint64_t 
             continue;
         snprintf(piece, sizeof piece, "%s%s%c%llu", used ? " " : "", cv->flag,
                  cv->flag_sep == '=' ? '=' : ' ', (unsigned long long)vals[i]);
+        ok = add(out, len, &used, piece);
+    }
+    if (ok && split_b) { /* the logical batch, B·A, where it changes */
+        global_piece(cfg, n, keys, vals, split_b, used != 0, piece, sizeof piece);
         ok = add(out, len, &used, piece);
     }
     for (int i = 0; ok && i < n; i++) { /* then each call once: Call(a=1, b=2) */
@@ -136,8 +153,8 @@ static int accum_code_change(const nano_config *cfg, const gpt_shape *s, const g
                              const char *targs, char *out, size_t len)
 {
     if (targs || !cfg->script_read[0] || cfg->v[CFG_gradient_accumulation_steps].flag[0] ||
-        s->A == cur->A)
-        return 0;
+        s->A == cur->A || cfg->batch_split)
+        return 0; /* (a split logical batch: its flag carries A, or nothing can be said) */
     char b[64] = "", how[64];
     if (s->B != cur->B && !advice_flag_of(cfg, CFG_batch_size, s->B, b, sizeof b))
         return 0;

@@ -202,7 +202,11 @@ void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t nelems, s
      * arange(1024).) */
     uint64_t T = 0, tmax = UINT64_MAX, tmin = UINT64_MAX;
     int how = 0, ntables = 0;
-    for (size_t i = 0; i < nelems; i++) {
+    /* a language model's position (and token type) tables come before its blocks, as its
+     * embedding does; a table after them is a head's (a classifier's 2×d weight had been "the
+     * trace's T = 2 from the position embedding 2×d") */
+    size_t tables_end = hi > lo ? lo : nelems;
+    for (size_t i = 0; i < tables_end; i++) {
         uint64_t rows = vt__pos_rows(elems, i, d, V, bt, lo, hi, vt__elem(p));
         if (rows) {
             tmax = tmax == UINT64_MAX || rows > tmax ? rows : tmax;
@@ -231,7 +235,7 @@ void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t nelems, s
             T = s / 8, how = 1;
     }
     /* else a position embedding (T_max×d, outside the repeating block) whose rows divide B·T */
-    for (size_t i = 0; !T && i < nelems; i++) {
+    for (size_t i = 0; !T && i < tables_end; i++) {
         uint64_t rows = vt__pos_rows(elems, i, d, V, bt, lo, hi, vt__elem(p));
         if (rows && bt % rows == 0)
             T = rows, how = 2;

@@ -141,6 +141,10 @@ typedef struct nano_config {
      * its value, batch_global_v, with it; or "" */
     char batch_global[48];
     long long batch_global_v;
+    /* 1: batch_global is a logical batch the program splits into physical batches of B (its
+     * --max-physical-batch-size: config_script_physical), A = batch_global_v / B: no flag of A,
+     * a change of it spelled through batch_global */
+    int batch_split;
     /* the command line's flags with "batch" in their names that no spelling places
      * ("--rollout_batch_size 16, --mini_batch_size 4"; config_apply_flags): an unknown micro-batch
      * names them, never "the command line does not give it"; or "" */

@@ -242,6 +242,108 @@ static int accum_from(nano_config *c, const config_recfile *f, const char *s, co
     return 0;
 }
 
+/* physical_flag: the index in fl[0..n) of a flag whose name says a physical batch (Opacus's
+ * max_physical_batch_size, a --physical-batch-size), else -1 */
+static int physical_flag(const script_flag *fl, int n)
+{
+    char k[64];
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < fl[i].nnames; j++) {
+            config_flag_name(fl[i].names[j], k, sizeof k);
+            if (strstr(k, "physical") && strstr(k, "batch"))
+                return i;
+        }
+    return -1;
+}
+
+/* long_name: fl's --long option string, else its first */
+static const char *long_name(const script_flag *fl)
+{
+    for (int m = 0; m < fl->nnames; m++)
+        if (!strncmp(fl->names[m], "--", 2))
+            return fl->names[m];
+    return fl->names[0];
+}
+
+/* split_from: a physical batch flag fl[pi] beside the batch flag fl[bi] (the logical batch,
+ * larger), applied to c (see config_script_physical) */
+static void split_from(nano_config *c, const config_recfile *f, const script_flag *fl, int bi,
+                       int pi, int argc, const char *const *argv, long long tokens)
+{
+    config_value *b = &c->v[CFG_batch_size], *a = &c->v[CFG_gradient_accumulation_steps];
+    int bgiven, pgiven;
+    char bsep, psep;
+    long long G = cmdline_value(&fl[bi], argc, argv, &bgiven, &bsep);
+    long long P = cmdline_value(&fl[pi], argc, argv, &pgiven, &psep);
+    if (G <= P || P <= 0 || (b->src == CONFIG_SRC_ARG && b->i != G) ||
+        (tokens > 0 && tokens % P != 0))
+        return; /* (one physical batch: the batch flag's; or not what the trace shows) */
+    const char *bflag = long_name(&fl[bi]), *pflag = long_name(&fl[pi]);
+    const char *base = strrchr(f->name, '/') ? strrchr(f->name, '/') + 1 : f->name;
+    char gsaid[96], psaid[160];
+    snprintf(gsaid, sizeof gsaid, "%.40s %lld%s", bflag, G, bgiven ? "" : " (its default)");
+    if (pgiven)
+        snprintf(psaid, sizeof psaid, "%.40s%c%lld", pflag, psep, P);
+    else
+        snprintf(psaid, sizeof psaid,
+                 "%.40s: %.40s, default=%lld (its argparse; not on the command line)", base, pflag,
+                 P);
+    b->i = P, b->src = pgiven ? CONFIG_SRC_ARG : CONFIG_SRC_FILE;
+    snprintf(b->where, sizeof b->where,
+             "%.150s: the physical batch each forward takes; %.80s is the logical batch, split "
+             "into physical batches of at most it (as Opacus's BatchMemoryManager splits it)",
+             psaid, gsaid);
+    snprintf(b->flag, sizeof b->flag, "%s", pflag);
+    b->flag_sep = pgiven ? psep : ' ', b->call[0] = '\0';
+    snprintf(c->batch_global, sizeof c->batch_global, "%s", bflag);
+    c->batch_global_v = G;
+    c->batch_split = 1;
+    size_t pl = strlen(pflag);
+    if (!strncmp(c->batch_unplaced, pflag, pl) && !strchr(c->batch_unplaced + pl, ','))
+        c->batch_unplaced[0] = '\0'; /* (the command line's one unplaced batch flag: placed) */
+    a->flag[0] = '\0', a->flag_sep = 0, a->call[0] = '\0';
+    if (G % P) { /* (uneven physical batches: no one count of them per step) */
+        memset(a, 0, sizeof *a);
+        a->src = CONFIG_SRC_UNKNOWN;
+        snprintf(a->where, sizeof a->where,
+                 "unknown: %s over the physical batch %lld is %lld physical batches, the last "
+                 "of %lld: not one count of micro-batches per optimizer step",
+                 gsaid, P, G / P + 1, G % P);
+        return;
+    }
+    a->i = G / P, a->src = bgiven && pgiven ? CONFIG_SRC_ARG : CONFIG_SRC_FILE;
+    snprintf(a->where, sizeof a->where,
+             "A = %lld: the logical batch %s over the physical batch %lld: %lld physical "
+             "batches' gradients summed before each optimizer step",
+             G / P, gsaid, P, G / P);
+}
+
+void config_script_physical(nano_config *c, int argc, const char *const *argv,
+                            const infer_result *ir)
+{
+    const infer_value *tn = ir && !ir->tokens_eval ? &ir->v[INFER_tokens] : NULL;
+    long long tokens = tn && tn->known ? tn->value : 0;
+    const config_recfile *f = config_recorded_script(c, argc, argv);
+    config_source as = c->v[CFG_gradient_accumulation_steps].src;
+    if (!f || !f->len || c->batch_global[0] ||
+        (as != CONFIG_SRC_UNKNOWN && as != CONFIG_SRC_TRACE && as != CONFIG_SRC_DEFAULT))
+        return; /* (an accumulation the program gave, or its batch flag read as B·A already) */
+    script_flag *fl = malloc(SCRIPT_FLAGS_MAX * sizeof *fl);
+    if (!fl)
+        return;
+    int n = scriptflags_parse(f->data, f->len, fl, SCRIPT_FLAGS_MAX), pi = physical_flag(fl, n);
+    for (int i = 0; pi >= 0 && i < n; i++) {
+        int k = -1;
+        for (int j = 0; j < fl[i].nnames && k < 0; j++)
+            k = config_flag_key(fl[i].names[j]);
+        if (k == CFG_batch_size && i != pi) {
+            split_from(c, f, fl, i, pi, argc, argv, tokens);
+            break;
+        }
+    }
+    free(fl);
+}
+
 void config_script_global(nano_config *c, int argc, const char *const *argv, long long trace_b)
 {
     const config_recfile *f = config_recorded_script(c, argc, argv);

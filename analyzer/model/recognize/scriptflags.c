@@ -365,8 +365,8 @@ static void name_unplaced(nano_config *c, const script_flag *fl, int n, int argc
         if (!model && (f->sdef[0] || f->choices[0]))
             continue; /* a word's flag */
         int k = model ? CFG_n_layer : scriptflags_words_key(key);
-        if (k < 0)
-            continue;
+        if (k < 0 || !strcmp(c->v[k].flag, lng))
+            continue; /* (or the key's own flag: a physical batch, config_script_physical) */
         const char *v;
         int eq;
         char one[128];

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "config.h"
+#include "infer.h"
 
 #define SCRIPT_FLAGS_MAX 128 /* add_argument calls read from one script */
 #define SCRIPT_FLAG_NAMES 4  /* option strings kept per call ("-b", "--batch-size") */
@@ -61,6 +62,17 @@ void config_apply_script(nano_config *c, int argc, const char *const *argv);
  * forward's B the trace shows, 0: none) agree with it, and the program gave no accumulation
  * itself; scriptaccum.c. Before the trace's token batch is read over B (model_complete_tokens). */
 void config_script_global(nano_config *c, int argc, const char *const *argv, long long trace_b);
+
+/* config_script_physical: a recorded script with a flag whose name says a physical batch
+ * (Opacus's --max-physical-batch-size) beside its batch flag, larger (the logical batch, a
+ * privacy parameter under DP-SGD): the physical one is the micro-batch B each forward takes,
+ * the batch flag the optimizer's batch (batch_global, c->batch_split), A their ratio (unknown
+ * where it does not divide). Only where the program gave no accumulation and the trace's token
+ * batch (ir's, a training pass's; ir NULL: none) divides by it; the logical batch had been read
+ * as the micro-batch. Before the token batch is read over B (model_complete_tokens).
+ * scriptaccum.c. */
+void config_script_physical(nano_config *c, int argc, const char *const *argv,
+                            const infer_result *ir);
 
 /* scriptflags_words_key: the key a flag's name (config_flag_name's: "encoder_layers") says in
  * words of its own, where no spelling places it: layers (--encoder-layers, --depth), width

@@ -1,0 +1,83 @@
+#!/bin/sh
+# dp_physical.sh — a logical batch split into physical batches (Opacus's BatchMemoryManager):
+# tests/python/dp_physical.py (SIMULATED DP-SGD) takes -b/--batch-size as the LOGICAL batch and
+# --max-physical-batch-size as each forward's batch; its classifier's head (labels x d) comes
+# after the blocks and it has no position table. The logical batch had been read as the
+# micro-batch ("micro-batch B (--batch-size) 64"), T from it (16 for 64: "the trace's T = 2 from
+# the position embedding 2×d does not agree"), and a halved --batch-size advised as "the same
+# effective batch" with "code change besides: gradients accumulated". Now, against the program's
+# own facts: B is the physical batch through its flag, T the sequence length with no position
+# table named, A the physical batches per step; every what-if spells the micro-batch with the
+# physical flag and the logical batch only where B·A changes, never as a code change; and the
+# rerun of the what-if that keeps the effective batch runs as the program says, within its
+# predicted peak.
+set -u
+. "$ROOT/tests/sim_env.sh"
+P="$ROOT/tests/python/dp_physical.py"
+timeout 300 "$VT" run -q --card 3GiB -o run.vt -- python3 "$P" --batch-size 64 \
+    --max-physical-batch-size 16 </dev/null >run.out 2>&1 || fail "run failed: $(tail -n 3 run.out)"
+report_both run
+python3 - run.json run.out >whatif.txt <<'PY' || fail "$(cat whatif.txt)"
+import json, re, sys
+r = json.load(open(sys.argv[1]))
+t = next(json.loads(l.split(" ", 1)[1]) for l in open(sys.argv[2]) if l.startswith("VRAMTRACE_TORCH_STATS "))
+assert not t["oom"] and t["steps"] == 2, t  # (the case: it ran through)
+c, bad = r["config"], []
+b, T, A = c["batch_size"], c["block_size"], c["gradient_accumulation_steps"]
+if b["value"] != t["physical_batch"] or b.get("flag") != "--max-physical-batch-size":
+    bad.append("B %s (%s), the physical batch is %d" % (b["value"], b.get("flag"), t["physical_batch"]))
+if T["value"] != t["seq_len"] or "position" in T["where"]:
+    bad.append("T %s (%s), the program's is %d with no position table" % (T["value"], T["where"], t["seq_len"]))
+if A["value"] != t["physical_batches_per_step"]:
+    bad.append("A %s, %d physical batches per optimizer step" % (A["value"], t["physical_batches_per_step"]))
+if "max-physical" in r.get("config_batch_flags_unplaced", "") + b.get("unplaced", ""):
+    bad.append("the physical batch's flag is still unplaced: %s / %s" % (r.get("config_batch_flags_unplaced"), b.get("unplaced")))
+keep = None
+for a in r["advice"]:
+    B2, A2, cl = a["batch_size"], a["gradient_accumulation_steps"], a["command_line"]
+    if B2 == t["physical_batch"] and A2 == A["value"]:
+        continue
+    want = "--max-physical-batch-size %d" % B2
+    if B2 * A2 != t["logical_batch"]:
+        want += " --batch-size %d" % (B2 * A2)
+    if cl != want:
+        bad.append("%s: command line %r, want %r" % (a["change"], cl, want))
+    if B2 * A2 == t["logical_batch"] and keep is None:
+        keep = a
+if keep is None:
+    bad.append("no what-if keeps the logical batch")
+else:
+    print(keep["batch_size"], keep["predicted_peak_bytes"])
+if bad:
+    print("\n".join(bad))
+    raise SystemExit(1)
+PY
+read -r b2 pred <whatif.txt
+timeout 300 "$VT" run -q --card 3GiB -o again.vt -- python3 "$P" --batch-size 64 \
+    --max-physical-batch-size "$b2" </dev/null >again.out 2>&1 || fail "rerun failed: $(tail -n 3 again.out)"
+report_both again
+python3 - again.json again.out "$b2" "$pred" <<'PY' || fail "see above"
+import json, sys
+r = json.load(open(sys.argv[1]))
+t = next(json.loads(l.split(" ", 1)[1]) for l in open(sys.argv[2]) if l.startswith("VRAMTRACE_TORCH_STATS "))
+b2, pred = int(sys.argv[3]), int(sys.argv[4])
+bad = []
+if t["oom"] or t["physical_batch"] != b2 or t["physical_batches_per_step"] * b2 != t["logical_batch"]:
+    bad.append("the rerun is not the what-if: %s" % t)
+if r["peak"]["process_bytes"] > pred * 1.05:
+    bad.append("the rerun peaks at %d, above the predicted %d" % (r["peak"]["process_bytes"], pred))
+if r["config"]["batch_size"]["value"] != b2:
+    bad.append("the rerun's B %s, its physical batch %d" % (r["config"]["batch_size"]["value"], b2))
+print("\n".join(bad))
+raise SystemExit(1 if bad else 0)
+PY
+# vramtrace fit over the physical flag: {B} is the micro-batch (a position table read from the
+# head had said "not the micro-batch: at {B} = 111 its trace's forwards took a batch of 14208"),
+# and the program's own split is what the trials measured (its optimizer steps counted per
+# physical batch had said "each trial ran one backward per optimizer step")
+timeout 300 "$VT" fit --card 1GiB --max-b 16 --dir fit -- python3 "$P" --batch-size 64 \
+    --max-physical-batch-size '{B=8}' </dev/null >fit.out 2>fit.err || fail "fit failed: $(tail -n 3 fit.err)"
+grep -q "not the micro-batch\|one backward per optimizer step" fit.out && fail "fit: $(tail -n 3 fit.out)"
+grep -q "^note: {B} is the command's physical batch (--max-physical-batch-size)" fit.out ||
+    fail "fit does not say its {B} is the physical batch: $(tail -n 3 fit.out)"
+echo "dp_physical: ok (the physical batch is B, the logical batch B·A; T the program's; what-ifs through the physical flag)"
