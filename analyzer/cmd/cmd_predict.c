@@ -171,6 +171,9 @@ verdict:
     else if (run->lower_bounds && run->caught)
         printf("  (a lower bound: an out-of-memory error the program caught and went on from cut "
                "short the pass the run's peak came in; the rest of it was not measured)\n");
+    else if (run->lower_bounds && advice_backward_kept(cal))
+        printf("  (a lower bound: the run died in a backward that keeps what it makes, before "
+               "its end; what the rest of it keeps was not measured)\n");
     else if (run->lower_bounds)
         printf("  (a lower bound: the rest of the run's first forward was not measured; the "
                "step needs at least this much)\n");
@@ -245,8 +248,11 @@ verdict:
                : run->caught ? "an out-of-memory error the program caught and went on from cut "
                                "short the pass the run's peak came in, and what the rest of it "
                                "adds is not known"
-                             : "the run died in its first forward, and what the rest of the "
-                               "forward and the backward add is not known",
+               : advice_backward_kept(cal)
+                   ? "the run died in a backward that keeps what it makes (per-sample "
+                     "gradients, as DP-SGD keeps them), and what the rest of it keeps is not known"
+                   : "the run died in its first forward, and what the rest of the "
+                     "forward and the backward add is not known",
                mb);
         return;
     }

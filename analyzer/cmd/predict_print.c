@@ -95,9 +95,24 @@ void predict_print_breakdown(const prediction *p, const model_calib *cal, int ge
                      "with the micro-batch):\n"
                    : "at the step's peak (start of the loss backward; refined formula, "
                      "docs/formula.md §3):\n");
+    /* the backward's own tensors kept into the optimizer step (most of the peak's still live
+     * there), or growing at a failure in the backward (advice_backward_kept): not scratch
+     * (Opacus's per-sample gradients had been "made by backward, not a parameter gradient
+     * (scratch)") */
+    uint64_t bw_step = cal->step.bytes[CAT_BACKWARD], bw_peak = cal->measured.bytes[CAT_BACKWARD];
+    int kept = advice_backward_kept(cal) || (bw_peak && bw_step >= bw_peak / 2);
     for (int k = 0; k < CAT_COUNT; k++) {
         if (!p->by_cat.bytes[k] || outside(k))
             continue;
+        if (k == CAT_BACKWARD && kept) {
+            printf("  %-18s %12s  made by backward, not a parameter's .grad, and kept %s "
+                   "(per-sample gradients or the like, growing with the micro-batch: not "
+                   "scratch)\n",
+                   category_name((category)k), card_format_bytes(p->by_cat.bytes[k], b1, sizeof b1),
+                   advice_backward_kept(cal) ? "while the backward ran"
+                                             : "past the backward into the optimizer step");
+            continue;
+        }
         printf("  %-18s %12s  %s\n", category_name((category)k),
                card_format_bytes(p->by_cat.bytes[k], b1, sizeof b1),
                k == CAT_ACTIVATIONS && cal->measured_shape.no_training /* (no backward) */

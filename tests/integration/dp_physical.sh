@@ -80,4 +80,52 @@ timeout 300 "$VT" fit --card 1GiB --max-b 16 --dir fit -- python3 "$P" --batch-s
 grep -q "not the micro-batch\|one backward per optimizer step" fit.out && fail "fit: $(tail -n 3 fit.out)"
 grep -q "^note: {B} is the command's physical batch (--max-physical-batch-size)" fit.out ||
     fail "fit does not say its {B} is the physical batch: $(tail -n 3 fit.out)"
+# out of memory in a backward that keeps its per-sample gradients (a short sequence: they are
+# most of the step): what the backward had made by then is a part of what it keeps, so the
+# what-ifs are lower bounds, none recommended ("recommended: micro-batch 256 → 128 ... fits" at
+# the logical batch; Opacus's 192 → 128 had been "9.92 GiB: fits (17 %)" and ran at 11.91), and
+# the rerun of a smaller physical batch needs at least what it says; predict --from calls those
+# tensors kept, not scratch, and the run no first forward's
+set -- --batch-size 256 --max-physical-batch-size 128 --max-sequence-length 8
+timeout 300 "$VT" run -q --card 480MiB -o oom.vt -- python3 "$P" "$@" </dev/null >oom.out 2>&1
+report_both oom
+"$VT" predict --from oom.vt >oom.predict 2>&1 || fail "predict --from failed: $(tail -n 3 oom.predict)"
+python3 - oom.json oom.out oom.predict >oomwhatif.txt <<'PY' || fail "$(cat oomwhatif.txt)"
+import json, sys
+r = json.load(open(sys.argv[1]))
+t = next(json.loads(l.split(" ", 1)[1]) for l in open(sys.argv[2]) if l.startswith("VRAMTRACE_TORCH_STATS "))
+assert t["oom"] and t["oom_phase"] == "backward", t  # (the case)
+bad, pick = [], None
+for a in r["advice"]:
+    if a["batch_size"] < t["physical_batch"] and not a["predicted_peak_at_least"]:
+        bad.append("%s: predicted %d, not a lower bound" % (a["change"], a["predicted_peak_bytes"]))
+    if a["recommended"]:
+        bad.append("%s recommended from a backward cut short" % a["change"])
+    if a["command_line"] == "--max-physical-batch-size %d" % (t["physical_batch"] // 2):
+        pick = a
+if not r["prediction"]["largest_batch_size_at_most"]:
+    bad.append("largest micro-batch %s, not an upper bound" % r["prediction"]["largest_batch_size"])
+pred = open(sys.argv[3]).read()
+if "(scratch)" in pred or "first forward" in pred:
+    bad.append("predict --from: " + " / ".join(l for l in pred.split("\n") if "(scratch)" in l or "first forward" in l))
+if pick is None:
+    bad.append("no what-if halves the physical batch")
+else:
+    print(pick["batch_size"], pick["predicted_peak_bytes"])
+if bad:
+    print("\n".join(bad))
+    raise SystemExit(1)
+PY
+read -r b2 pred <oomwhatif.txt
+shift 4
+timeout 300 "$VT" run -q --card 480MiB -o oom2.vt -- python3 "$P" --batch-size 256 \
+    --max-physical-batch-size "$b2" "$@" </dev/null >oom2.out 2>&1
+report_both oom2
+python3 - oom2.json "$pred" <<'PY' || fail "see above"
+import json, sys
+r, pred = json.load(open(sys.argv[1])), int(sys.argv[2])
+if r["peak"]["process_bytes"] < pred:
+    print("the rerun peaks at %d, below the %d it needs at least" % (r["peak"]["process_bytes"], pred))
+    raise SystemExit(1)
+PY
 echo "dp_physical: ok (the physical batch is B, the logical batch B·A; T the program's; what-ifs through the physical flag)"

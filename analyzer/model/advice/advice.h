@@ -163,6 +163,19 @@ typedef struct model_calib {
     int went_on_steps; /* its optimizer steps (one: its forwards ran before the state existed) */
 } model_calib;
 
+/* advice_backward_kept: an OOM in a backward (not in the step) whose own tensors (made by it, no
+ * parameter's .grad) live at the failure are at least half the activations still live there: a
+ * backward that keeps what it makes (per-sample gradients, as DP-SGD's grad samplers keep for
+ * the optimizer's clipping: B x every trained weight, growing with each layer it reaches) had
+ * not finished, and what it would keep by its end is not measured: the what-ifs scale a part of
+ * it, lower bounds (model_oom.c). A backward's scratch, freed as it goes, is a few per cent of
+ * the activations (12 % at most in the committed traces). */
+static inline int advice_backward_kept(const model_calib *c)
+{
+    uint64_t bw = c->oom_live.bytes[CAT_BACKWARD], act = c->oom_live.bytes[CAT_ACTIVATIONS];
+    return c->has_oom && !c->oom_in_step && bw && bw >= act / 2;
+}
+
 /* A prediction for one shape. */
 typedef struct prediction {
     cat_breakdown by_cat;    /* bytes per category at the peak */

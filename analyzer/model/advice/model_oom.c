@@ -67,6 +67,26 @@ static void forward_whole(model_result *m, const run_facts *f)
                  said);
 }
 
+/* backward_kept: advice_backward_kept's run (advice.h): lower bounds, said in m->oom_forward
+ * where nothing else is. (Opacus's physical batch 192, 4.98 GiB of per-sample gradients at the
+ * failure, had been told "recommended: micro-batch 192 → 128 ... 9.92 GiB: fits (17 %)", which
+ * runs at 11.91 GiB, and "largest micro-batch that fits: 148", where 111 is.) */
+static void backward_kept(model_result *m, const run_facts *f)
+{
+    uint64_t bw = f->at_oom.bytes[CAT_BACKWARD], act = f->at_oom.bytes[CAT_ACTIVATIONS];
+    if (!oom_in(f, "backward") || !advice_backward_kept(&m->calib))
+        return;
+    m->lower_bounds = m->calib.lower = 1;
+    if (!m->oom_forward[0])
+        snprintf(m->oom_forward, sizeof m->oom_forward,
+                 "the run died in a backward whose own tensors (not parameter gradients) were "
+                 "%.1f MiB at the failure, at least half the activations still live (%.1f "
+                 "MiB): a backward that keeps what it makes (per-sample gradients, as DP-SGD "
+                 "keeps them for its clipping) had not finished, so what-ifs scale a part of "
+                 "it and are lower bounds (vramtrace fit measures)",
+                 (double)bw / 1048576.0, (double)act / 1048576.0);
+}
+
 void model_oom_calibrate(model_result *m, const run_facts *f)
 {
     /* after the forward the state at the failure is the step's, unless the tensors peaked
@@ -88,6 +108,7 @@ void model_oom_calibrate(model_result *m, const run_facts *f)
     model_kv_kept(f, &m->calib.kv_oom);
     model_oom_forward_share(m, f);
     forward_whole(m, f);    /* (a later forward's: the share of none but the first's) */
+    backward_kept(m, f);    /* (lower bounds: a backward that keeps what it makes) */
     if (f->iterations == 0) /* the step it never reached: at least that, at any shape */
         advice_unreached_step(&m->calib, &m->shape);
     if (m->rec.state_cut) {
