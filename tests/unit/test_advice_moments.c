@@ -254,12 +254,46 @@ static void test_none_fits(void **state)
     assert_false(model_none_fits(&m));
 }
 
+/* advice_backward_kept: a backward's own tensors at an OOM in it are kept ones (per-sample
+ * gradients: the what-ifs lower bounds) only where they are at least half the activations live
+ * and an eighth of every tensor; a backward's scratch beside large weights is not (a DLRM's 13.5
+ * MiB beside 8 GiB of embeddings, past 6.5 MiB of activations, had been told "a backward that
+ * keeps what it makes (per-sample gradients ...)") */
+static void test_backward_kept(void **state)
+{
+    (void)state;
+    static model_calib c;
+    memset(&c, 0, sizeof c);
+    c.has_oom = 1;
+    /* Opacus at physical batch 192: 4.98 GiB of per-sample gradients, 5.91 GiB of activations */
+    c.oom_live.bytes[CAT_PARAMETERS] = 138174472;
+    c.oom_live.bytes[CAT_ACTIVATIONS] = 6351249408;
+    c.oom_live.bytes[CAT_BACKWARD] = 5343000000;
+    c.oom_live.bytes[CAT_CONTEXT] = 314572800;
+    assert_true(advice_backward_kept(&c));
+    c.oom_in_step = 1; /* (in the step: the backward had ended) */
+    assert_false(advice_backward_kept(&c));
+    c.oom_in_step = 0;
+    c.oom_live.bytes[CAT_BACKWARD] = 6351249408 / 8; /* a scratch beside the activations */
+    assert_false(advice_backward_kept(&c));
+    memset(&c.oom_live, 0, sizeof c.oom_live); /* the DLRM's */
+    c.oom_live.bytes[CAT_PARAMETERS] = 8640000000;
+    c.oom_live.bytes[CAT_GRADIENTS] = 3318000000;
+    c.oom_live.bytes[CAT_ACTIVATIONS] = 6815744;
+    c.oom_live.bytes[CAT_BACKWARD] = 14155776;
+    assert_false(advice_backward_kept(&c));
+    c.has_oom = 0;
+    c.oom_live.bytes[CAT_PARAMETERS] = 0, c.oom_live.bytes[CAT_GRADIENTS] = 0;
+    assert_false(advice_backward_kept(&c)); /* (no OOM) */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cause_context),  cmocka_unit_test(test_none_fits),
         cmocka_unit_test(test_moments),        cmocka_unit_test(test_step_floor),
         cmocka_unit_test(test_unreached_step), cmocka_unit_test(test_backward_end_calibrated),
+        cmocka_unit_test(test_backward_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -164,16 +164,23 @@ typedef struct model_calib {
 } model_calib;
 
 /* advice_backward_kept: an OOM in a backward (not in the step) whose own tensors (made by it, no
- * parameter's .grad) live at the failure are at least half the activations still live there: a
- * backward that keeps what it makes (per-sample gradients, as DP-SGD's grad samplers keep for
- * the optimizer's clipping: B x every trained weight, growing with each layer it reaches) had
- * not finished, and what it would keep by its end is not measured: the what-ifs scale a part of
- * it, lower bounds (model_oom.c). A backward's scratch, freed as it goes, is a few per cent of
- * the activations (12 % at most in the committed traces). */
+ * parameter's .grad) live at the failure are at least half the activations still live there and
+ * an eighth of every tensor live: a backward that keeps what it makes (per-sample gradients, as
+ * DP-SGD's grad samplers keep for the optimizer's clipping: B x every trained weight, growing
+ * with each layer it reaches) had not finished, and what it would keep by its end is not
+ * measured: the what-ifs scale a part of it, lower bounds (model_oom.c). A backward's scratch,
+ * freed as it goes, is a few per cent of the activations (12 % at most in the committed traces),
+ * or a few MiB beside the weights (a DLRM's 13.5 MiB beside its 8 GiB of embeddings, past its
+ * last activations' 6.5). */
 static inline int advice_backward_kept(const model_calib *c)
 {
     uint64_t bw = c->oom_live.bytes[CAT_BACKWARD], act = c->oom_live.bytes[CAT_ACTIVATIONS];
-    return c->has_oom && !c->oom_in_step && bw && bw >= act / 2;
+    uint64_t live = 0;
+    for (int k = 0; k < CAT_COUNT; k++)
+        live += k == CAT_CACHE || k == CAT_CONTEXT || k == CAT_KERNEL_CODE || k == CAT_EXTERNAL
+                    ? 0
+                    : c->oom_live.bytes[k];
+    return c->has_oom && !c->oom_in_step && bw && bw >= act / 2 && bw >= live / 8;
 }
 
 /* A prediction for one shape. */
