@@ -71,6 +71,32 @@ if r["config"]["batch_size"]["value"] != b2:
 print("\n".join(bad))
 raise SystemExit(1 if bad else 0)
 PY
+# a logical batch the physical one does not divide (60 over 16: three of 16, one of 12): A not
+# known, said without a second "unknown:"; a what-if that multiplies the accumulation keeps the
+# logical batch (the physical flag alone), one that keeps it scales the logical batch with B (its
+# flag had been given as "--batch-size 0")
+timeout 300 "$VT" run -q --card 3GiB -o uneven.vt -- python3 "$P" --batch-size 60 \
+    --max-physical-batch-size 16 </dev/null >uneven.out 2>&1 || fail "uneven run failed: $(tail -n 3 uneven.out)"
+report_both uneven
+python3 - uneven.json uneven.out <<'PY' || fail "see above"
+import json, sys
+r = json.load(open(sys.argv[1]))
+t = next(json.loads(l.split(" ", 1)[1]) for l in open(sys.argv[2]) if l.startswith("VRAMTRACE_TORCH_STATS "))
+A, bad = r["config"]["gradient_accumulation_steps"], []
+if A["value"] is not None or A["where"].startswith("unknown"):
+    bad.append("A %s (%s) of uneven physical batches" % (A["value"], A["where"]))
+for a in r["advice"]:
+    B2, cl = a["batch_size"], a["command_line"]
+    if B2 == t["physical_batch"]:
+        continue
+    want = "--max-physical-batch-size %d" % B2
+    if "\u00d7" not in a["change"]:  # (the accumulation unchanged: the logical batch scaled)
+        want += " --batch-size %d" % (t["logical_batch"] * B2 // t["physical_batch"])
+    if cl != want:
+        bad.append("%s: command line %r, want %r" % (a["change"], cl, want))
+print("\n".join(bad))
+raise SystemExit(1 if bad else 0)
+PY
 # vramtrace fit over the physical flag: {B} is the micro-batch (a position table read from the
 # head had said "not the micro-batch: at {B} = 111 its trace's forwards took a batch of 14208"),
 # and the program's own split is what the trials measured (its optimizer steps counted per

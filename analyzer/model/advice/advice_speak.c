@@ -34,6 +34,24 @@ static void global_piece(const nano_config *cfg, int n, const int *keys, const u
                  (unsigned long long)(b * a));
 }
 
+/* split_piece: a split logical batch's flag (cfg->batch_split) at micro-batch b and
+ * accumulation a (a factor of the run's where its A is not known: A then 1), its value the run's
+ * logical batch scaled by b·a over the run's B·A, into piece ("" where it stays the run's); 0
+ * where that is no whole batch */
+static int split_piece(const nano_config *cfg, uint64_t b, uint64_t a, int used, char *piece,
+                       size_t len)
+{
+    uint64_t G = (uint64_t)cfg->batch_global_v, B = (uint64_t)cfg->v[CFG_batch_size].i,
+             A = (uint64_t)cfg->v[CFG_gradient_accumulation_steps].i, num, den;
+    piece[0] = '\0';
+    if (!B || !A || __builtin_mul_overflow(G, b * a, &num) || (den = B * A, num % den))
+        return 0;
+    if (num / den != G)
+        snprintf(piece, len, "%s%s %llu", used ? " " : "", cfg->batch_global,
+                 (unsigned long long)(num / den));
+    return 1;
+}
+
 int advice_flags(const nano_config *cfg, int n, const int *keys, const uint64_t *vals, char *out,
                  size_t len)
 {
@@ -46,15 +64,16 @@ int advice_flags(const nano_config *cfg, int n, const int *keys, const uint64_t 
     for (int i = 0; ok && i < n; i++) /* every knob carried by something */
         ok = cfg->v[keys[i]].flag[0] != '\0' ||
              (keys[i] == CFG_batch_size && cfg->batch_global[0]) ||
-             (keys[i] == CFG_gradient_accumulation_steps && split &&
-              cfg->v[CFG_gradient_accumulation_steps].src != CONFIG_SRC_UNKNOWN);
+             (keys[i] == CFG_gradient_accumulation_steps && split);
     char piece[128];
-    uint64_t split_b = 0; /* the micro-batch the logical batch's flag is spelled with */
+    /* the micro-batch and accumulation the logical batch's flag is spelled with */
+    uint64_t split_b = (uint64_t)cfg->v[CFG_batch_size].i,
+             split_a = (uint64_t)cfg->v[CFG_gradient_accumulation_steps].i;
     for (int i = 0; ok && split && i < n; i++)
-        split_b = keys[i] == CFG_batch_size ? vals[i]
-                  : keys[i] == CFG_gradient_accumulation_steps && !split_b
-                      ? (uint64_t)cfg->v[CFG_batch_size].i
-                      : split_b;
+        if (keys[i] == CFG_batch_size)
+            split_b = vals[i];
+        else if (keys[i] == CFG_gradient_accumulation_steps)
+            split_a = vals[i];
     for (int i = 0; ok && i < n; i++) { /* the command line's flags first */
         const config_value *cv = &cfg->v[keys[i]];
         if (split && keys[i] == CFG_gradient_accumulation_steps)
@@ -70,10 +89,9 @@ int advice_flags(const nano_config *cfg, int n, const int *keys, const uint64_t 
                  cv->flag_sep == '=' ? '=' : ' ', (unsigned long long)vals[i]);
         ok = add(out, len, &used, piece);
     }
-    if (ok && split_b) { /* the logical batch, B·A, where it changes */
-        global_piece(cfg, n, keys, vals, split_b, used != 0, piece, sizeof piece);
-        ok = add(out, len, &used, piece);
-    }
+    if (ok && split) /* the logical batch, B·A, where it changes */
+        ok = split_piece(cfg, split_b, split_a, used != 0, piece, sizeof piece) &&
+             add(out, len, &used, piece);
     for (int i = 0; ok && i < n; i++) { /* then each call once: Call(a=1, b=2) */
         const config_value *cv = &cfg->v[keys[i]];
         int seen = cv->flag_sep != '(';
@@ -320,7 +338,11 @@ static void advice_speak_program(advice_item *items, int n, const nano_config *c
         int nk = 0, ok = 1;
         if ((s->B != cur->B || s->A != cur->A) && cur->accum_unknown) {
             speak_accum(it, cur);
-            if (s->A != cur->A) /* no flag carried A: words only, or the code change */
+            if (s->A != cur->A && cfg->batch_split) { /* (the logical batch's flag: A x f) */
+                keys[0] = CFG_batch_size, vals[0] = s->B;
+                keys[1] = CFG_gradient_accumulation_steps, vals[1] = cur->A ? s->A / cur->A : 1;
+                ok = advice_flags(cfg, 2, keys, vals, a, sizeof a);
+            } else if (s->A != cur->A) /* no flag carried A: words only, or the code change */
                 ok = accum_code_change(cfg, s, cur, targs, a, sizeof a);
             else
                 ok = advice_flag_of(cfg, CFG_batch_size, s->B, a, sizeof a);

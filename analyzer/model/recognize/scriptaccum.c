@@ -305,9 +305,10 @@ static void split_from(nano_config *c, const config_recfile *f, const script_fla
     if (G % P) { /* (uneven physical batches: no one count of them per step) */
         memset(a, 0, sizeof *a);
         a->src = CONFIG_SRC_UNKNOWN;
+        a->i = 1; /* (advice's reference for a change by a factor: advice_flags) */
         snprintf(a->where, sizeof a->where,
-                 "unknown: %s over the physical batch %lld is %lld physical batches, the last "
-                 "of %lld: not one count of micro-batches per optimizer step",
+                 "%s over the physical batch %lld is %lld physical batches, the last of %lld: "
+                 "not one count of micro-batches per optimizer step",
                  gsaid, P, G / P + 1, G % P);
         return;
     }
