@@ -280,10 +280,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     config_apply_trainer_args(&m->cfg, f->argc, f->argv);
     cfgsrc_apply_hf(&m->cfg, m->cfg.files);
     cfgsrc_apply_inferred(&m->cfg, f->inferred);
-    const infer_value *tb = f->inferred ? &f->inferred->v[INFER_batch_size] : NULL;
-    config_script_global(&m->cfg, f->argc, f->argv, /* (a batch flag that is B·A) */
-                         tb && tb->known && !f->inferred->tokens_eval ? tb->value : 0);
-    config_script_physical(&m->cfg, f->argc, f->argv, f->inferred); /* (a logical batch) */
+    config_script_batches(&m->cfg, f->argc, f->argv, f->inferred); /* (a batch flag's B·A) */
     char eval_flag[64] = "";
     uint64_t eval_b = model_eval_batch_flag(f, eval_flag, sizeof eval_flag);
     model_complete_tokens(&m->cfg, f, eval_b, eval_flag);

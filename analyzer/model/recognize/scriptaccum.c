@@ -368,3 +368,11 @@ void config_script_global(nano_config *c, int argc, const char *const *argv, lon
     free(fl);
     free(s);
 }
+
+void config_script_batches(nano_config *c, int argc, const char *const *argv,
+                           const infer_result *ir)
+{
+    const infer_value *tb = ir ? &ir->v[INFER_batch_size] : NULL;
+    config_script_global(c, argc, argv, tb && tb->known && !ir->tokens_eval ? tb->value : 0);
+    config_script_physical(c, argc, argv, ir);
+}

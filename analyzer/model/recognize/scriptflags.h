@@ -73,6 +73,10 @@ void config_script_global(nano_config *c, int argc, const char *const *argv, lon
  * scriptaccum.c. */
 void config_script_physical(nano_config *c, int argc, const char *const *argv,
                             const infer_result *ir);
+/* config_script_batches: config_script_global (trace_b: ir's first forward's B, a training
+ * pass's) then config_script_physical, as a traced run's model reads them (model.c) */
+void config_script_batches(nano_config *c, int argc, const char *const *argv,
+                           const infer_result *ir);
 
 /* scriptflags_words_key: the key a flag's name (config_flag_name's: "encoder_layers") says in
  * words of its own, where no spelling places it: layers (--encoder-layers, --depth), width
