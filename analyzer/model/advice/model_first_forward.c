@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "formula.h"
+#include "freezesrc.h"
 
 /* known_size: configuration key k's value when known, else 0 */
 static uint64_t known_size(const model_result *m, config_key k)
@@ -250,9 +251,26 @@ void model_oom_forward_share(model_result *m, const run_facts *f)
         forward_blocks_done(m, f);
         return;
     }
+    /* no gradient yet tells which weights train, and the program freezes some (a frozen network
+     * a gradient flows through to a trained part before it: textual inversion's UNet): the
+     * lower bounds count no gradient and no optimizer state (AdamW's of every weight had put
+     * them above what its smaller batches measured) */
+    char fz[100] = "";
+    if (!m->shape.none_seen_trained && !m->shape.no_training && !m->rec.trainable &&
+        !m->rec.trainable_lower && m->rec.feat[FEATURE_LORA].state != FEAT_ON &&
+        freeze_src(m->cfg.files, fz, sizeof fz)) {
+        m->shape.none_seen_trained = 1;
+        m->opt_assumed = m->opt_bound = m->opt_choice = 0;
+    }
     double frac = blocks_used(m, f);
     char used[200] = "";
-    if (frac >= 0.01 && frac < 0.99)
+    if (frac >= 0.01 && frac < 0.99 && fz[0]) /* (frozen weights may be 16-bit: never cast) */
+        snprintf(used, sizeof used,
+                 ", after autocast had cast about %.0f %% of its blocks' weights to 16 bits (a "
+                 "frozen model's weights already in 16 bits are never cast: how far it had got "
+                 "is not known)",
+                 100.0 * frac);
+    else if (frac >= 0.01 && frac < 0.99)
         snprintf(used, sizeof used,
                  ", after about %.0f %% of its blocks' weights had been used (cast to "
                  "16 bits by autocast)",
@@ -263,7 +281,7 @@ void model_oom_forward_share(model_result *m, const run_facts *f)
                  "copies all kept): past its last layer");
     char act[400] = "";
     if (used[0] && !layers_ahead(m, f, act, sizeof act) && frac >= 0.2 &&
-        m->rec.family == FAM_ENCODER_DECODER) {
+        m->rec.family == FAM_ENCODER_DECODER && !m->shape.none_seen_trained) {
         m->calib.act_whole = 1.0 / frac;
         snprintf(act, sizeof act,
                  "its activations are extrapolated to the whole forward (x%.2f, assuming the "
@@ -316,17 +334,22 @@ void model_oom_forward_share(model_result *m, const run_facts *f)
                  lg);
         return;
     }
+    char none[300] = "";
+    if (fz[0])
+        snprintf(none, sizeof none,
+                 ", with no gradient and no optimizer state (the program freezes weights, %s, "
+                 "and no backward ran to tell which train: those that do add theirs)",
+                 fz);
+    else if (m->shape.none_seen_trained)
+        snprintf(none, sizeof none, "%s",
+                 ", with no gradient and no optimizer state (every weight it had used was "
+                 "frozen, its 16-bit copy freed after use; those it did not reach may train, "
+                 "and add theirs)");
     snprintf(m->oom_forward, sizeof m->oom_forward,
              "the run died in its first forward%s: what-ifs scale what was alive then%s%s; the "
              "rest of its forward was not measured, so they are lower bounds%s (vramtrace fit "
              "measures)",
-             used,
-             m->shape.none_seen_trained
-                 ? ", with no gradient and no optimizer state (every weight it had used was "
-                   "frozen, its 16-bit copy freed after use; those it did not reach may train, "
-                   "and add theirs)"
-                 : "",
-             lg,
+             used, none, lg,
              m->shape.no_training ? ""
                                   : ", and none is recommended: what the rest of the forward "
                                     "and the backward add is not known");

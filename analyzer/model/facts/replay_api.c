@@ -118,12 +118,29 @@ void replay_track_blocks_more(state *s, const reader_event *ev)
 
 /* ---- allocations of the APIs with more to them -------------------------------------------- */
 
-/* oom_begins: an out-of-memory error in phase ph: in a frozen first forward? (frozen_oom) */
+/* fwd0_copies_live: the first forward's weight copies alive now (a walk, once an OOM begins) */
+static uint32_t fwd0_copies_live(state *s)
+{
+    uint32_t n = 0;
+    for (uint64_t k = 0; k < s->live.ne; k++) {
+        const livemap_entry *e = livemap_live_entry(&s->live, k);
+        n += e && (e->level == L_TENSOR || e->level == L_INNER) &&
+             first_forward_copy(s, e->flags, e->phase, e->size);
+    }
+    return n;
+}
+
+/* oom_begins: an out-of-memory error in phase ph: in a frozen first forward? (frozen_oom): every
+ * copy freed after use but the failing op's, made since the last free. Not where copies made
+ * before that free are alive still: a frozen network a gradient flows through to its input (a
+ * trained embedding before it: textual inversion) keeps its ops' copies and activations for the
+ * backward, and only copies of 16-bit ops after it (its norms' fp32 casts) had been freed */
 static void oom_begins(state *s, uint8_t ph)
 {
     replay_result *r = s->r;
     s->frozen_oom = ph == PHASE_FORWARD && !s->bwd && !s->iter && r->fwd0_copies_freed > 0 &&
-                    r->fwd0_copies_since_free <= 2;
+                    r->fwd0_copies_since_free <= 2 &&
+                    fwd0_copies_live(s) <= r->fwd0_copies_since_free;
     r->oom_iter = s->iter;
     r->oom_bwd = s->bwd;
     s->bwd_oom = ph == PHASE_BACKWARD ? s->bwd : 0;

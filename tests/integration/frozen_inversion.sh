@@ -1,0 +1,55 @@
+#!/bin/sh
+# frozen_inversion.sh — a SIMULATED textual inversion (tests/python/frozen_inversion.py): one
+# trained token embedding before a frozen fp32 text encoder and a frozen denoiser cast to fp16,
+# out of memory in its first forward at batch 32 on 4 GiB (16 and 8 train). The denoiser's
+# gradient flows to its input, so its forward keeps its activations although none of its weights
+# trains. Before: a copy freed after use in the noise-level MLP (no gradient flows there) made the
+# forward "frozen": its kept tensors were "temporaries", and the what-ifs charged every weight a
+# gradient and AdamW's state (the optimizer 1.86 GiB, the program's 0.28), lower bounds above what
+# its own batches of 16 and 8 measure ("at least 5.39 GiB", "none, not even 1"). Now the tensors
+# alive at the failure are activations, and with the program freezing weights and no backward to
+# tell which train, the lower bounds count no gradient or state (said), each at most what the
+# program measures at that batch, and the largest micro-batch "at most" no less than 16.
+set -u
+. "$ROOT/tests/sim_env.sh"
+P="$ROOT/tests/python/frozen_inversion.py"
+for b in 8 16 32; do
+    timeout 300 "$VT" run -q --card 4GiB -o b$b.vt -- python3 "$P" --train_batch_size $b \
+        </dev/null >b$b.out 2>&1
+done
+grep -q "^OOM in forward$" b32.out || { cat b32.out; fail "batch 32 did not run out of memory in its forward"; }
+for b in 8 16; do
+    grep -q "^trained 2 steps at batch $b," b$b.out || { cat b$b.out; fail "batch $b did not train"; }
+    report_both b$b
+done
+report_both b32
+"$VT" predict --from b32.vt >b32.predict 2>&1 || fail "predict --from failed"
+python3 - b32.out b32.json b8.json b16.json b32.txt <<'PY' || fail "$(cat b32.txt)"
+import json, re, sys
+out = open(sys.argv[1]).read()
+facts = dict((k, int(v)) for k, v in re.findall(r"(\w+)=(\d+)", re.search(r"^FACTS .*$", out, re.M).group(0)))
+r = json.load(open(sys.argv[2]))
+measured = {b: json.load(open(f))["peak"]["process_bytes"] for b, f in ((8, sys.argv[3]), (16, sys.argv[4]))}
+text = open(sys.argv[5]).read()
+bad = []
+live = r["oom"]["live_by_category"]
+if live["activations"] < 4 * live["temporaries"] or live["activations"] < facts["frozen_fp16_bytes"]:
+    bad.append("at the OOM activations %d, temporaries %d: the denoiser's kept tensors are activations" % (live["activations"], live["temporaries"]))
+p = r["prediction"]
+state = 2 * facts["trainable_bytes"]  # AdamW: two fp32 moments of the one trained table
+if p["calibrated_by_category"]["optimizer"] > state:
+    bad.append("optimizer predicted %d B, the program's AdamW state %d" % (p["calibrated_by_category"]["optimizer"], state))
+for a in r["advice"]:
+    b = a["batch_size"]
+    if b in measured and a["predicted_peak_bytes"] > measured[b]:
+        bad.append("%s: at least %d B, where the program at %d measured %d" % (a["change"], a["predicted_peak_bytes"], b, measured[b]))
+    if b in measured and not a["predicted_peak_at_least"]:
+        bad.append("%s: not a lower bound" % a["change"])
+if not p["largest_batch_size"] or p["largest_batch_size"] < 16:
+    bad.append("largest micro-batch %s, where 16 trains" % p["largest_batch_size"])
+if "blocks' weights had been used" in text or "program freezes weights, frozen_inversion.py:" not in text:
+    bad.append("the first forward's note does not say what is not known")
+print("\n".join(bad))
+raise SystemExit(1 if bad else 0)
+PY
+echo "frozen_inversion: ok (a frozen fp16 denoiser a gradient flows through keeps activations; lower bounds below what its batches measure)"
