@@ -12,6 +12,7 @@
 #include "flame.h"
 #include "html_parts.h"
 #include "jsonw.h"
+#include "model_views.h"
 #include "report_views.h"
 
 static const char *const phase_colors[] = {"#BBBBBB", "#0072B2", "#D55E00", "#009E73",
@@ -279,7 +280,9 @@ static void header(FILE *out, const report_ctx *c)
             "href=\"#trained\">%s</a><a href=\"#formula\">formula</a><a "
             "href=\"#modules\">by module</a><a href=\"#stacks\">by stack</a><a "
             "href=\"#allocsites\">sites</a></nav></header>\n",
-            c->model && c->model->shape.no_training ? "what ran" : "what was trained");
+            c->model && (c->model->shape.no_training || model_trained_unsure(c->model))
+                ? "what ran"
+                : "what was trained");
 }
 
 /* style: the page's style sheet, then one class per category colour (swatches, bars) */

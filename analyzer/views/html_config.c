@@ -106,7 +106,9 @@ void html_trained(FILE *out, const report_ctx *c)
     if (!m)
         return;
     const run_recognition *r = &m->rec;
-    char fam[160], buf[200];
+    char fam[160], buf[200], h2[160];
+    const char *unsure = model_trained_unsure(m);
+    snprintf(h2, sizeof h2, "What ran (%s)", unsure ? unsure : "");
     snprintf(fam, sizeof fam, "%s%s%s%s", family_text(r), r->model_class[0] ? " (" : "",
              r->model_class, r->model_class[0] ? ")" : "");
     fprintf(out,
@@ -114,6 +116,7 @@ void html_trained(FILE *out, const report_ctx *c)
             "</th><th>found</th><th>evidence</th></tr>\n",
             m->shape.no_training ? "What ran: forwards only (no backward pass, no optimizer step: "
                                    "nothing was trained)"
+            : unsure             ? h2
                                  : "What was trained");
     trained_row(out, "model", fam, r->family == FAM_UNKNOWN ? "unk" : "fam", r->family_where);
     trained_row(out, "optimizer", r->optim == OPT_UNKNOWN ? "unknown" : optim_text(r),

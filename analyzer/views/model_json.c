@@ -166,6 +166,8 @@ static void add_recognized_json(cJSON *root, const model_result *m)
     jsonw_add_c(o, "model_class", r->model_class);
     cJSON_AddBoolToObject(o, "nanogpt", m->cfg.program == PROG_NANOGPT);
     cJSON_AddBoolToObject(o, "batchnorm", r->batchnorm != 0);
+    if (model_trained_unsure(m)) /* (the family is what ran, not told trained) */
+        cJSON_AddStringToObject(o, "trained_unsure", model_trained_unsure(m));
     cJSON *op = cJSON_AddObjectToObject(o, "optimizer");
     cJSON_AddStringToObject(op, "kind", optim_key(r->optim));
     cJSON_AddStringToObject(op, "text", optim_text(r));

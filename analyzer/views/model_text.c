@@ -17,6 +17,22 @@ static const char *tx(const char *s, char *buf, size_t n)
     return buf;
 }
 
+const char *model_trained_unsure(const model_result *m)
+{
+    const run_recognition *r = &m->rec;
+    if (m->shape.no_training || r->feat[FEATURE_LORA].state == FEAT_ON)
+        return NULL; /* (LoRA's adapters are in its blocks) */
+    /* (a step ran: an OOM in a first backward leaves weights it had not reached yet without a
+     * gradient, not frozen) */
+    if (r->trainable && !r->trainable_lower && !m->shape.iteration0 && m->shape.train_frac > 0 &&
+        m->shape.train_frac < 0.5)
+        return "most weights take no gradient (trainable below): which model's weights train "
+               "is not known";
+    if (!r->trainable && m->shape.none_seen_trained)
+        return "no backward ran to tell which weights train";
+    return NULL;
+}
+
 /* print_recognized: what was trained and what was on, each with its evidence. */
 static void print_recognized(FILE *out, const model_result *m)
 {
@@ -29,6 +45,8 @@ static void print_recognized(FILE *out, const model_result *m)
                 "\nwhat ran: %s%s, forwards only (no backward pass, no optimizer step: "
                 "nothing was trained)\n",
                 family_text(r), q);
+    else if (model_trained_unsure(m))
+        fprintf(out, "\nwhat ran: %s%s; %s\n", family_text(r), q, model_trained_unsure(m));
     else
         fprintf(out, "\nwhat was trained: %s%s\n", family_text(r), q);
     if (r->family_where[0])

@@ -46,6 +46,10 @@ const char *model_item_verdict(const advice_item *it, uint64_t capacity, int low
 
 /* model_json: adds "config", "formula", "oom" (diagnosis fields: requested_bytes,
  * capacity_bytes, cause, live_by_category, ...), "advice" and "prediction" to root. */
+/* model_trained_unsure: where the model the stacks show may not be the one that trains (most
+ * weights take no gradient, or no backward told which train: a textual inversion's frozen UNet
+ * beside its one trained embedding), why, in words; NULL where it is what was trained */
+const char *model_trained_unsure(const model_result *m);
 void model_json(cJSON *root, const model_result *m, const run_facts *f);
 /* model_config_shown: which of the configuration's keys the views list for m's run
  * (config_key_shown's transformer argument: a vision transformer's has no vocabulary). */

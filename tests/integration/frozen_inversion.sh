@@ -10,6 +10,11 @@
 # alive at the failure are activations, and with the program freezing weights and no backward to
 # tell which train, the lower bounds count no gradient or state (said), each at most what the
 # program measures at that batch, and the largest micro-batch "at most" no less than 16.
+# Its runs that train had been "what was trained: a convolutional network" (the frozen denoiser's
+# class of sizes; its one embedding trains) and "dtype bfloat16 ... no GradScaler" (the program's
+# --mixed_precision default fp16, which its run out of memory read): now "what ran: ...; most
+# weights take no gradient ...: which model's weights train is not known", JSON
+# recognized.trained_unsure, and float16 with its flag named and no GradScaler said.
 set -u
 . "$ROOT/tests/sim_env.sh"
 P="$ROOT/tests/python/frozen_inversion.py"
@@ -24,6 +29,20 @@ for b in 8 16; do
 done
 report_both b32
 "$VT" predict --from b32.vt >b32.predict 2>&1 || fail "predict --from failed"
+python3 - b16.out b16.json b16.txt b32.txt b32.json <<'PY' || fail "$(cat b16.txt)"
+import json, re, sys
+amp = re.search(r"^AMP (\w+) autocast, no GradScaler", open(sys.argv[1]).read(), re.M).group(1)
+want = {"fp16": "float16", "bf16": "bfloat16"}[amp]
+r, text = json.load(open(sys.argv[2])), open(sys.argv[3]).read()
+bad = []
+if r["config"]["dtype"]["value"] != want or "no GradScaler" not in r["config"]["dtype"]["where"]:
+    bad.append("dtype %s (%s), the program's autocast %s" % (r["config"]["dtype"]["value"], r["config"]["dtype"]["where"], want))
+for name, t, j in (("b16", text, r), ("b32", open(sys.argv[4]).read(), json.load(open(sys.argv[5])))):
+    if "what was trained:" in t or "\nwhat ran: " not in t or not j["recognized"]["trained_unsure"]:
+        bad.append("%s: the model on the stacks is said trained, where one embedding alone trains" % name)
+print("\n".join(bad))
+raise SystemExit(1 if bad else 0)
+PY
 python3 - b32.out b32.json b8.json b16.json b32.txt <<'PY' || fail "$(cat b32.txt)"
 import json, re, sys
 out = open(sys.argv[1]).read()

@@ -4,7 +4,7 @@ condition a frozen denoiser cast to fp16 (its noise-level MLP kept in fp32, as d
 kept in fp32 are), under fp16 autocast. The denoiser's gradient flows to its input only, so its
 forward keeps its activations for the embedding's gradient although none of its weights trains.
 Prints its own facts before training ("FACTS trainable=N trainable_bytes=B weights_bytes=B
-frozen_fp16_bytes=B"), after its first step "STATE grads=B optimizer=B", and at the end "trained N
+frozen_fp16_bytes=B", then "AMP fp16 autocast, ..."), after its first step "STATE grads=B optimizer=B", and at the end "trained N
 steps at batch B, allocated at most A" (torch.cuda.max_memory_allocated); an out-of-memory error
 prints "OOM in PHASE" and exits 1. Used by tests/integration/frozen_inversion.sh."""
 import argparse
@@ -82,6 +82,7 @@ def main():
     frozen16 = [p for p in unet.parameters() if p.element_size() == 2]
     print(f"FACTS trainable={emb.numel()} trainable_bytes={nbytes([emb])} weights_bytes={nbytes(every)} "
           f"frozen_fp16_bytes={nbytes(frozen16)}", flush=True)
+    print(f"AMP {a.mixed_precision} autocast, no GradScaler; trained: the token embedding alone", flush=True)
     opt = torch.optim.AdamW([emb], lr=5e-4, foreach=True)
     side = a.resolution // 8
     phase = "batch"

@@ -277,7 +277,7 @@ void model_trace_dtype(nano_config *c, const run_facts *f, uint64_t untyped)
     if (!config_unset(dv))
         return;
     const char *s = NULL, *why = NULL;
-    char buf[200], src_where[100];
+    char buf[320], src_where[100];
     int src16, by_weights;
     /* autocast's copies of weights at the moment explained, or over the run where that moment
      * came after them (a U-Net's peak late in its backward): at least a d×d weight's 16-bit copy
@@ -302,6 +302,16 @@ void model_trace_dtype(nano_config *c, const run_facts *f, uint64_t untyped)
         s = src16 == 2 ? "bfloat16" : "float16";
         snprintf(buf, sizeof buf, "16-bit autocast weight copies, and %.140s in the script",
                  src_where);
+        why = buf;
+    } else if (f->iterations > 0 && copies && scriptflags_amp16(c->amp_value) == 1) {
+        /* the script's own flag says float16: steps with no GradScaler do not make it bfloat16
+         * (a loss scaled by hand, or not at all: a textual inversion's fit run had been bfloat16,
+         * its run out of memory float16 from the same flag's default fp16) */
+        s = "float16";
+        snprintf(buf, sizeof buf,
+                 "16-bit autocast weight copies, and %.140s; no GradScaler over %d optimizer "
+                 "step%s (its loss scaled by hand, or not scaled)",
+                 c->amp_where, f->iterations, f->iterations == 1 ? "" : "s");
         why = buf;
     } else if (f->iterations > 0 && copies) {
         s = "bfloat16";
