@@ -15,6 +15,11 @@
 # --mixed_precision default fp16, which its run out of memory read): now "what ran: ...; most
 # weights take no gradient ...: which model's weights train is not known", JSON
 # recognized.trained_unsure, and float16 with its flag named and no GradScaler said.
+# With one text block (--text_layers 1) its kept copies are under 1/16 of the weights: they had
+# been read as the weights that train ("trainable 4.72 M ... (it keeps those of weights that need
+# a gradient)", gradients and AdamW state of them predicted, "45x an fp32 copy of the 4.72 M that
+# do"); a frozen layer a gradient flows through keeps its copy too: now not told, where the
+# program freezes weights.
 set -u
 . "$ROOT/tests/sim_env.sh"
 P="$ROOT/tests/python/frozen_inversion.py"
@@ -23,6 +28,20 @@ for b in 8 16 32; do
         </dev/null >b$b.out 2>&1
 done
 grep -q "^OOM in forward$" b32.out || { cat b32.out; fail "batch 32 did not run out of memory in its forward"; }
+timeout 300 "$VT" run -q --card 4GiB -o one.vt -- python3 "$P" --train_batch_size 32 --text_layers 1 \
+    </dev/null >one.out 2>&1
+grep -q "^OOM in forward$" one.out || { cat one.out; fail "--text_layers 1 did not run out of memory in its forward"; }
+report_both one
+python3 - one.out one.json <<'PY' || fail "$(cat one.txt)"
+import json, re, sys
+facts = dict((k, int(v)) for k, v in re.findall(r"(\w+)=(\d+)", re.search(r"^FACTS .*$", open(sys.argv[1]).read(), re.M).group(0)))
+r = json.load(open(sys.argv[2]))
+n = r["recognized"]["trainable_params"]
+if n is not None and n != facts["trainable"]:
+    raise SystemExit("--text_layers 1: trainable %s, the program's %d (its frozen layers' kept copies read as trained)" % (n, facts["trainable"]))
+if "an fp32 copy of the" in r["recognized"]["ema"]["where"]:
+    raise SystemExit("--text_layers 1: the EMA row measures room against a count not told: " + r["recognized"]["ema"]["where"])
+PY
 for b in 8 16; do
     grep -q "^trained 2 steps at batch $b," b$b.out || { cat b$b.out; fail "batch $b did not train"; }
     report_both b$b

@@ -1,6 +1,6 @@
 """frozen_inversion.py — a SIMULATED textual inversion in the program's own loop: one trained token
 embedding (fp32, the only parameter AdamW holds) feeds a frozen fp32 text encoder, whose states
-condition a frozen denoiser cast to fp16 (its noise-level MLP kept in fp32, as diffusers' modules
+(--text_layers MLP blocks, 8 by default) condition a frozen denoiser cast to fp16 (its noise-level MLP kept in fp32, as diffusers' modules
 kept in fp32 are), under fp16 autocast. The denoiser's gradient flows to its input only, so its
 forward keeps its activations for the embedding's gradient although none of its weights trains.
 Prints its own facts before training ("FACTS trainable=N trainable_bytes=B weights_bytes=B
@@ -66,9 +66,10 @@ def main():
     ap.add_argument("--resolution", type=int, default=128)
     ap.add_argument("--max_train_steps", type=int, default=2)
     ap.add_argument("--mixed_precision", default="fp16")
+    ap.add_argument("--text_layers", type=int, default=8)
     a = ap.parse_args()
     weight_dtype = torch.float16 if a.mixed_precision == "fp16" else torch.float32
-    text_encoder = TextEncoder(49408, 768, 8)
+    text_encoder = TextEncoder(49408, 768, a.text_layers)
     unet = Denoiser(640, 768, 24, 8192)
     unet.requires_grad_(False)
     text_encoder.requires_grad_(False)

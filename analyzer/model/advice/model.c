@@ -297,6 +297,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         m->rec.trainable = 0;
         m->rec.trainable_where[0] = '\0';
     }
+    model_kept_not_told(m); /* (a frozen layer's copy kept for its input's gradient) */
     cfgsrc_versions(&m->cfg, m->cfg.files);
     heads_consistent(&m->cfg);
     if (config_overrides(&m->cfg, o ? o->noverrides : 0, o ? o->overrides : NULL,

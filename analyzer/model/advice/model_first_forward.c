@@ -54,6 +54,20 @@ int model_frozen_forward(const model_result *m, const run_facts *f, const char *
     return 1;
 }
 
+void model_kept_not_told(model_result *m)
+{
+    char fz[100];
+    recog_feature *ema = &m->rec.feat[FEATURE_EMA];
+    if (!m->rec.trainable_by_kept || !freeze_src(m->cfg.files, fz, sizeof fz))
+        return;
+    m->rec.trainable = 0, m->rec.trainable_by_kept = 0, m->rec.trainable_where[0] = '\0';
+    if (ema->state == FEAT_UNKNOWN && !strstr(ema->where, " repeat ")) /* (not a copy found) */
+        snprintf(ema->where, sizeof ema->where, "%s",
+                 "no code of an EMA of the weights ran (diffusers' EMAModel, timm's ModelEma, "
+                 "AveragedModel, torch_ema)"),
+            ema->state = FEAT_OFF;
+}
+
 /* trained_used: beside a frozen model (recognize's trainable_lower: its weights' copies freed
  * after each use, the trained ones' kept), the share of the trained model's weights whose copies
  * were kept at the failure: over its weights, less its token embedding (looked up, never cast;

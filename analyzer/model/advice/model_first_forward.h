@@ -29,4 +29,10 @@ int model_trained_all_used(const model_result *m, const run_facts *f);
  * explanation's activations row ("when the out-of-memory error cut the forward short: ..."). */
 const char *model_forward_cut_words(const model_result *m, const run_facts *f);
 
+/* model_kept_not_told: a first forward's kept copies, a few of the weights, had been read as those
+ * that train (trainable.c) where the program freezes weights (freezesrc.h): a frozen layer a
+ * gradient flows through to a trained part before it keeps its copy too, so which train is not
+ * told (trainable 0), nor the EMA row's room measured against them */
+void model_kept_not_told(model_result *m);
+
 #endif

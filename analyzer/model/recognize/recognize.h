@@ -208,12 +208,14 @@ typedef struct run_recognition {
     unsigned param_elem;     /* bytes per parameter element: 4, or 2 (16-bit) */
     unsigned state_elem;     /* ... of the trained ones (their gradients, the optimizer's state) */
     char trainable_where[400]; /* what they were counted from */
-    int trainable_lower; /* 1: trainable is a lower bound (before any backward, the weights whose
-                          * 16-bit copies were kept; weights never cast are not told) */
-    int beside_unused;   /* 1 (with trainable_lower): another model's blocks beside the trained
-                          * one's had not been used when the first forward died (a teacher run
-                          * after the student): whether they train is not told, and the kept
-                          * copies may be a share of the trained model's weights (trainable.c) */
+    int trainable_lower;   /* 1: trainable is a lower bound (before any backward, the weights whose
+                            * 16-bit copies were kept; weights never cast are not told) */
+    int beside_unused;     /* 1 (with trainable_lower): another model's blocks beside the trained
+                            * one's had not been used when the first forward died (a teacher run
+                            * after the student): whether they train is not told, and the kept
+                            * copies may be a share of the trained model's weights (trainable.c) */
+    int trainable_by_kept; /* 1: trainable is the few weights whose 16-bit copies autocast kept
+                            * before any backward (trainable.c: adapters' share) */
     recog_feature feat[FEATURE_COUNT]; /* by feature_id */
     uint64_t ema_bytes; /* the EMA copy of the weights among the parameters (recognize_input) */
     /* the training loop: "lightning" (Lightning's Trainer), "hf_trainer" (Hugging Face's),

@@ -99,6 +99,7 @@ unsigned recognize_trainable(const recognize_input *in, run_recognition *out, un
          * a larger share: a forward cut short had copied the weights it reached alone (a
          * ResNet-50's 9.04 M of its 25.61 M, all trained) */
         out->trainable = in->trained_by_copies / e;
+        out->trainable_by_kept = 1;
         snprintf(out->trainable_where, sizeof out->trainable_where,
                  "the weights whose 16-bit copies autocast kept at the out-of-memory error (it "
                  "keeps those of weights that need a gradient; none was measured)");
