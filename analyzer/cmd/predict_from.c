@@ -47,7 +47,9 @@ static int load_trace(const char *path, FILE *fp, const char *magic, nano_config
         return -1;
     }
     const model_result *m = rep.model;
-    if (m->no_forward) { /* (the report's "advice: none (...)") */
+    /* (the report's "advice: none (...)": no forward, or an OOM making the program's own data
+     * before one) */
+    if (m->advice_none[0]) {
         snprintf(err, errlen, "--from %.200s: %s", path, m->advice_none);
         report_free(&rep);
         return -1;

@@ -101,6 +101,11 @@ void predict_print_breakdown(const prediction *p, const model_calib *cal, int ge
      * (scratch)") */
     uint64_t bw_step = cal->step.bytes[CAT_BACKWARD], bw_peak = cal->measured.bytes[CAT_BACKWARD];
     int kept = advice_backward_kept(cal) || (bw_peak && bw_step >= bw_peak / 2);
+    char data_doc[240], b2[32]; /* (a replay buffer among the inputs: no batch of them) */
+    snprintf(data_doc, sizeof data_doc,
+             "batches put on the device, and %s of data the program keeps there (storage its "
+             "own line filled before training, a replay buffer: the same at any micro-batch)",
+             card_format_bytes(cal->data, b2, sizeof b2));
     for (int k = 0; k < CAT_COUNT; k++) {
         if (!p->by_cat.bytes[k] || outside(k))
             continue;
@@ -118,7 +123,9 @@ void predict_print_breakdown(const prediction *p, const model_calib *cal, int ge
                k == CAT_ACTIVATIONS && cal->measured_shape.no_training /* (no backward) */
                    ? "the forward's tensors in use (forwards only: none kept for a backward; a "
                      "KV cache among them where the model keeps one)"
-                   : k == CAT_PARAMETERS && weights_doc ? weights_doc : category_doc((category)k));
+                   : k == CAT_PARAMETERS && weights_doc ? weights_doc
+                     : k == CAT_INPUTS && cal->data     ? data_doc
+                                                        : category_doc((category)k));
     }
     snprintf(why, sizeof why,
              at < 0 ? "%s over-predict the run they are calibrated with: the tensors scaled to it"

@@ -327,6 +327,7 @@ static int report_fill(report_ctx *c)
     f->ema_at_oom = at_oom.ema.bytes[CAT_PARAMETERS];
     f->copies_at_peak = at_peak.copies, f->copies_at_tensors = at_tensors.copies;
     f->copies_at_oom = at_oom.copies;
+    report_data(r, f); /* (the program's data among the inputs: no batch sizes it) */
     int ema_which = at_oom.ema_which       ? at_oom.ema_which
                     : at_tensors.ema_which ? at_tensors.ema_which
                                            : at_peak.ema_which;

@@ -140,6 +140,9 @@ void report_tokens_joined(const replay_result *r, const infer_result *ir, run_fa
  * says they are 16-bit (c->inferred redone; report_params16.c): the bytes per element of what
  * trains (2 or 4), 0 where nothing changed. */
 unsigned report_params16(report_ctx *c, replay_result *r, const run_facts *f);
+/* report_data: f's data_at_peak / data_at_tensors / data_at_oom and oom_data from r's snapshots
+ * (report_data.c: the program's data kept on the device among the inputs) */
+void report_data(replay_result *r, run_facts *f);
 /* report_growth: c->growth from runs[0]'s replay and the model's card (report_growth.c). */
 void report_growth_fill(report_ctx *c);
 /* report_of_trace: replays path into a fresh c (top 3, no overrides) and builds the report.

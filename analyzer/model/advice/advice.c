@@ -257,7 +257,11 @@ static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *ou
                 v += (double)c->compiled_casts * scale(&s2, &c->measured_shape, CAT_AUTOCAST);
         } else { /* measured, not in the formula: scaled (under 4 B a sample: a loss's scalars) */
             int scalars = c->measured.bytes[k] < 4 * c->measured_shape.B;
-            v = (double)c->measured.bytes[k] * (scalars ? 1 : scale(&s2, &c->measured_shape, k));
+            /* (the program's data among the inputs kept whole: a replay buffer) */
+            uint64_t dt = k == CAT_INPUTS && c->measured.bytes[k] >= c->data ? c->data : 0;
+            v = (double)(c->measured.bytes[k] - dt) *
+                    (scalars ? 1 : scale(&s2, &c->measured_shape, k)) +
+                (double)dt;
         }
         v = k == CAT_GRADIENTS ? kept_grads(c, &s2, v, (double)ref.bytes[k]) : v;
         v = without_kv(&s2, &c->measured, &c->kv, k, v);
@@ -302,13 +306,17 @@ static void predict_step(const model_calib *c, const gpt_shape *s, prediction *o
         case CAT_TEMPORARIES:
             v *= scale(&s2, m, CAT_PARAMETERS);
             break;
+        case CAT_INPUTS: { /* (the program's data kept whole) */
+            double dt = v > (double)c->data ? (double)c->data : 0;
+            v = (v - dt) * scale(&s2, m, CAT_INPUTS) + dt;
+            break;
+        }
         case CAT_GRADIENTS:
         case CAT_OPTIMIZER:
         case CAT_AUTOCAST:
         case CAT_ACTIVATIONS:
         case CAT_LOGITS:
         case CAT_ATTENTION:
-        case CAT_INPUTS:
         case CAT_BACKWARD:
             v *= scale(&s2, m, (category)k);
             break;

@@ -101,6 +101,9 @@ typedef struct model_calib {
     /* a second, frozen model's weights among the parameters (a teacher, a reference model; the
      * shape is the trained one's): kept whole at any shape, no gradient or state from them */
     uint64_t frozen;
+    /* the program's data among the inputs measured / at the failure (run_facts.data_at_*: a replay
+     * buffer it filled before training): kept whole at any micro-batch */
+    uint64_t data;
     /* the tensors at their largest in an optimizer step (all 0: no step measured): the
      * weights, their gradients, the optimizer's state and temporaries, which a smaller
      * micro-batch leaves as they are; a prediction is at least this step moved to its shape */
@@ -415,7 +418,10 @@ int advice_keep_effective_fits(const model_calib *c, const gpt_shape *s, uint64_
       "the weights, their gradients and the optimizer's state alone: too large for the card")      \
     X(COPIES, "kept_copies",                                                                       \
       "copies of the weights or the optimizer's state the program keeps on the device (a "         \
-      "checkpoint), beside one micro-batch's tensors")
+      "checkpoint), beside one micro-batch's tensors")                                             \
+    X(DATA, "data_too_large",                                                                      \
+      "the program's own data on the device (made before training and kept: a replay buffer, a "   \
+      "dataset), not a micro-batch's tensors, too large for the card")
 
 typedef enum oom_cause {
 #define VT_OOM_ENUM(e, key, text) OOM_##e,

@@ -31,6 +31,9 @@ const char *advice_cause_text_on(oom_cause c, int device)
     if (device && c == OOM_ACTIVATIONS)
         return "the tensors of one micro-batch (activations, logits, a forward's temporaries) "
                "too large for the device";
+    if (device && c == OOM_DATA)
+        return "the program's own data on the device (made before training and kept: a replay "
+               "buffer, a dataset), not a micro-batch's tensors, too large for the device";
     if (device && c == OOM_STATE)
         return "the weights, their gradients and the optimizer's state alone: too large for the "
                "device";

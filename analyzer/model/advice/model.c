@@ -428,7 +428,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     cat_breakdown meas = m->measured; /* the optimizer's state where another row counted it */
     model_trace_state_moved(m, f, &meas);
     model_explain(m, f);
-    if (model_no_forward(m, f)) /* no advice (model_trace.h) */
+    if (model_no_forward(m, f) || model_data_oom(m, f)) /* no advice (model_trace.h, model_oom.h) */
         return 0;
 
     if (o && o->target_card_bytes) {

@@ -93,6 +93,11 @@ typedef struct run_facts {
      * of the weights or the optimizer's state the program keeps on the device) at the same
      * moments: the batch does not change them, no optimizer trains them */
     uint64_t copies_at_peak, copies_at_tensors, copies_at_oom;
+    /* the program's data among the inputs (stack_facts.data: storage it filled before training on
+     * a line where no weight is made: a replay buffer on the device) at the peak, the tensors'
+     * peak and the OOM: no micro-batch sizes it; oom_data: the failing call was making such data */
+    uint64_t data_at_peak, data_at_tensors, data_at_oom;
+    int oom_data;
     const char *ema_words;  /* "EMAModel (diffusers)", "" for none */
     int grad_scaler;        /* 1: an enabled GradScaler allocated (scale / unscale): fp16 */
     int casts_visible;      /* 1: autocast's copies of weights could be seen: a stack reached an

@@ -3,6 +3,7 @@
  * first step cut short. Part of model_build (model.c). */
 #include "model_oom.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "advice.h"
@@ -128,6 +129,8 @@ void model_kept_whole(model_result *m, const run_facts *f)
 {
     uint64_t copies = m->measured_at_tensors ? f->copies_at_tensors : f->copies_at_peak;
     copies = copies > f->copies_at_oom ? copies : f->copies_at_oom;
+    uint64_t data = m->measured_at_tensors ? f->data_at_tensors : f->data_at_peak;
+    m->calib.data = data > f->data_at_oom ? data : f->data_at_oom; /* (a replay buffer's) */
     if (!m->frozen_params && !copies)
         return;
     m->calib.frozen = m->frozen_params * (uint64_t)formula_param_bytes(&m->shape) + copies;
@@ -135,4 +138,37 @@ void model_kept_whole(model_result *m, const run_facts *f)
              pr = m->calib.refined.bytes[CAT_PARAMETERS];
     if (m->calib.calibrated && !m->calib.global && pr && pm > m->calib.frozen)
         m->calib.ratio[CAT_PARAMETERS] = (double)(pm - m->calib.frozen) / (double)pr;
+}
+
+int model_data_oom(model_result *m, const run_facts *f)
+{
+    if (!f->has_oom || !f->oom_data || f->phase_seen != 1u << PHASE_INIT)
+        return 0;
+    /* (memory outside PyTorch, or the cache in pieces, stay the cause where they are) */
+    uint64_t cap = f->oom_capacity ? f->oom_capacity : f->card_bytes, cache = f->oom_cache;
+    if (f->tensor_mode && f->at_oom.bytes[CAT_CACHE] > cache)
+        cache = f->at_oom.bytes[CAT_CACHE];
+    m->cause = advice_oom_cause(&f->at_oom, f->oom_requested, cap, cache, f->oom_outside,
+                                f->oom_phase, 0, m->why, sizeof m->why, 0);
+    if (m->cause != OOM_ACTIVATIONS)
+        return 0;
+    const double gib = 1073741824.0;
+    m->cause = OOM_DATA;
+    snprintf(m->why, sizeof m->why,
+             "%.2f GiB requested at %s was data the program keeps on the device (storage its own "
+             "line filled before training, where it makes no weight), beside %.2f GiB of such "
+             "data live; no forward had run",
+             (double)f->oom_requested / gib, f->oom_site && *f->oom_site ? f->oom_site : "a call",
+             (double)f->data_at_oom / gib);
+    uint64_t need = cat_breakdown_total(&f->at_oom) + f->oom_requested;
+    if (m->current.peak_bytes < need)
+        m->current.peak_bytes = need;
+    snprintf(
+        m->advice_none, sizeof m->advice_none,
+        "the run ran out of memory making its own data before any forward: nothing measured "
+        "grows with a batch, so nothing here tells what another micro-batch needs; this "
+        "configuration needs at least %.2f GiB (what was live and the request); what sizes the "
+        "data (a buffer's length, a dataset's) is the program's",
+        (double)need / gib);
+    return 1;
 }

@@ -33,4 +33,11 @@ void model_oom_calibrate(model_result *m, const run_facts *f);
  * copies_at_*), its parameters' ratio fitted without them (with or without an OOM). */
 void model_kept_whole(model_result *m, const run_facts *f);
 
+/* model_data_oom: f's failing call made the program's own data (f->oom_data: a replay buffer
+ * filled before training) and no forward had run: m's cause is OOM_DATA, with its evidence, and
+ * there is no advice (nothing measured grows with a batch; advice_none says so, with what the
+ * configuration needs at least), 1; else 0, m untouched (the micro-batch's tensors had been blamed,
+ * 0 MiB of them). */
+int model_data_oom(model_result *m, const run_facts *f);
+
 #endif

@@ -55,6 +55,16 @@ int evalsrc_stack(evalsrc *e, tables *t, const tables_stack *st);
 /* evalsrc_frames: the same for a resolved stack (frames with their lines). */
 int evalsrc_frames(evalsrc *e, const tables *t, const tables_frame *f, size_t n);
 void evalsrc_free(evalsrc *e);
+/* evalsrc_data_at: 1 when Python frame raw lies in a recorded script on a line where storage
+ * filled with a constant is the program's data kept on the device, not a weight (datasrc.h: a
+ * plain class's, or a function's that names no weight), else 0. */
+int evalsrc_data_at(evalsrc *e, tables *t, uint64_t raw);
+/* evalsrc_data_frames: the same of the Python frame numbered py (0 the innermost; -1: none) of a
+ * resolved stack. */
+int evalsrc_data_frames(evalsrc *e, const tables *t, const tables_frame *f, size_t n, int py);
+/* evalsrc_data_made: 1 when stack stack_id made such data (stack_facts.data: storage filled by a
+ * call of torch's from such a line, no copy), else 0. */
+int evalsrc_data_made(evalsrc *e, tables *t, uint32_t stack_id);
 
 /* evalsrc_pass_flag: the batch flag of a no-grad pass whose outputs the step uses (evalsrc_lines'
  * 2): the first `--KEY VALUE` / `--KEY=VALUE` of argv (argc of them) whose key (dashes after the

@@ -2,9 +2,16 @@
  * each, evalsrc.c), and whether a stack passes through one. Interface: evalsrc.h. */
 #include "evalsrc.h"
 
+#include "datasrc.h"
+#include "phases.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* a line's bit in evalsrc_file.line beside the evaluations' 1 and 2: data kept on the device
+ * (datasrc.h) */
+#define DATA_LINE 4
 
 void evalsrc_free(evalsrc *e)
 {
@@ -34,7 +41,8 @@ static void build(evalsrc *e, const tables *t)
         uint8_t *m = malloc(lines);
         if (!m)
             continue;
-        if (!evalsrc_lines(f->contents.s, f->contents.len, m, lines)) {
+        size_t ev = evalsrc_lines(f->contents.s, f->contents.len, m, lines);
+        if (!datasrc_lines(f->contents.s, f->contents.len, m, lines, DATA_LINE) && !ev) {
             free(m);
             continue;
         }
@@ -75,9 +83,14 @@ static int file_of(evalsrc *e, const tables *t, uint32_t code_id)
     return k;
 }
 
-static int on_line(const evalsrc *e, int k, int line)
+static int line_bits(const evalsrc *e, int k, int line)
 {
     return k >= 0 && line > 0 && (size_t)line < e->f[k].nlines ? e->f[k].line[line] : 0;
+}
+
+static int on_line(const evalsrc *e, int k, int line)
+{
+    return line_bits(e, k, line) & 3;
 }
 
 int evalsrc_stack(evalsrc *e, tables *t, const tables_stack *st)
@@ -112,6 +125,40 @@ int evalsrc_frames(evalsrc *e, const tables *t, const tables_frame *f, size_t n)
     return 0;
 }
 
+int evalsrc_data_at(evalsrc *e, tables *t, uint64_t raw)
+{
+    build(e, t);
+    int k = e->n ? file_of(e, t, VT_PYFRAME_CODE(raw)) : -1;
+    if (k < 0)
+        return 0;
+    tables_frame fr;
+    tables_resolve_frame(t, raw, TABLES_FRAME_PYTHON, &fr);
+    return (line_bits(e, k, fr.line) & DATA_LINE) != 0;
+}
+
+int evalsrc_data_frames(evalsrc *e, const tables *t, const tables_frame *f, size_t n, int py)
+{
+    build(e, t);
+    for (size_t i = 0; e->n && py >= 0 && i < n; i++)
+        if (f[i].kind == TABLES_FRAME_PYTHON && py-- == 0)
+            return (line_bits(e, file_of(e, t, f[i].code_id), f[i].line) & DATA_LINE) != 0;
+    return 0;
+}
+
+int evalsrc_data_made(evalsrc *e, tables *t, uint32_t stack_id)
+{
+    size_t n = 0;
+    const tables_frame *fr = stack_id ? tables_resolve_stack(t, stack_id, &n) : NULL;
+    if (!fr)
+        return 0;
+    phases_acc a = PHASES_ACC_INIT;
+    for (size_t k = 0; k < n; k++)
+        phases_acc_frame(&a, &fr[k], NULL);
+    if (evalsrc_data_frames(e, t, fr, n, phases_acc_filled(&a)))
+        phases_acc_mark_data(&a);
+    return phases_acc_end(&a).data;
+}
+
 static int name_byte(char ch)
 {
     return ch == '_' || (ch >= '0' && ch <= '9') || ((ch | 32) >= 'a' && (ch | 32) <= 'z');
@@ -129,7 +176,7 @@ static int reads_on_pass(const evalsrc *e, const tables *t, int k, const char *k
         size_t end = i;
         while (end < len && s[end] != '\n')
             end++;
-        if (line < e->f[k].nlines && e->f[k].line[line] == 2)
+        if (line < e->f[k].nlines && (e->f[k].line[line] & 3) == 2)
             for (size_t j = i; j + n <= end && s[j] != '#'; j++)
                 if (!memcmp(s + j, key, n) && (j == i || !name_byte(s[j - 1])) &&
                     (j + n == end || !name_byte(s[j + n])))

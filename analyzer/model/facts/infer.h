@@ -128,6 +128,9 @@ enum { INFER_MADE_UNKNOWN, INFER_MADE_FORWARD, INFER_MADE_ELSEWHERE };
  * Lightning's validation_step): before the first backward of a run that trains, not the first
  * training forward's (Lightning's sanity check validates before any training step) */
 #define INFER_MADE_EVAL 512
+/* | INFER_MADE_DATA: storage the program's own line filled before training where no weight is made
+ * (a plain class's: a replay buffer on the device; stack_facts.data), never a parameter */
+#define INFER_MADE_DATA 1024
 void infer_pass_event_made(infer_pass *p, uint64_t event, int is_alloc, const reader_event *ev,
                            uint64_t freed_event, int made);
 /* infer_pass_done: 1 once no later event can change what infer_finish says. */

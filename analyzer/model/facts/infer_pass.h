@@ -27,6 +27,8 @@ typedef struct vt__tensor {
     int batch;      /* an image batch or its labels, or (no tokens) any input of the program's
                      * (vt__find_images): not a parameter */
     int input;      /* the program's own input (INFER_MADE_INPUT) */
+    int data;       /* the program's data kept on the device (INFER_MADE_DATA: a replay buffer),
+                     * batch set too: no weight, nor the batch of a step */
     int init;       /* made under a module's __init__, .to() or .cuda() (INFER_MADE_INIT) */
     int made;       /* where its stack says it was made: INFER_MADE_* (infer.h) */
     uint32_t stack; /* its stack id (infer_finish_without: a copy's tensors left out) */
@@ -204,12 +206,15 @@ static inline unsigned vt__elem(const vt__pass *p)
 }
 
 /* vt__input_may: t can be the program's batch: its stack says so (INFER_MADE_INPUT), or does
- * not say otherwise (no Python frame; made outside a forward and a module's __init__ or .to()).
+ * not say otherwise (no Python frame; made outside a forward and a module's __init__ or .to()),
+ * and it is no data the program keeps (a replay buffer's uint8 frames had been read as images).
  * A module's tensor is none: a BatchNorm's 8-byte num_batches_tracked, or its 32 channels'
  * statistics beside a GAN generator's output of the images' size, had been read as 1 image of
  * 512², or 16 of 128². */
 static inline int vt__input_may(const vt__tensor *t)
 {
+    if (t->data) /* (the program's data kept on the device: no step's batch) */
+        return 0;
     return t->input || t->made == INFER_MADE_UNKNOWN ||
            (t->made == INFER_MADE_ELSEWHERE && !t->init);
 }

@@ -453,7 +453,7 @@ static size_t vt__copies_of(const uint64_t *s, size_t n, int up)
  * their repeating blocks have no d×d parameter (vt__width), and those blocks [*lo, *hi) as
  * indexes of s (el, ix: room for n) */
 static uint64_t vt__width_at(const uint64_t *s, size_t n, unsigned e, uint64_t *el, size_t *ix,
-                             size_t *lo, size_t *hi)
+                             size_t *lo, size_t *hi, int whole)
 {
     size_t m = 0, per, reps, at, dn;
     uint64_t d, dv;
@@ -461,6 +461,13 @@ static uint64_t vt__width_at(const uint64_t *s, size_t n, unsigned e, uint64_t *
         if (s[i] % e == 0)
             ix[m] = i, el[m++] = s[i] / e;
     vt__block(el, m, &per, &reps, &at);
+    /* (whole: s is all the weights. Two or three runs that are the whole list: a model and
+     * copies of it, a DQN's target network, not blocks after a stem: one model's sizes, which
+     * can meet d and d² by chance at either reading: a CNN's 256-byte biases and 32-KiB kernel) */
+    if (whole && at == 0 && per * reps == m && reps <= 3) {
+        *lo = *hi = 0;
+        return 0;
+    }
     vt__width(el, m, at, at + per * reps, reps, &d, &dn, &dv, &dn);
     *lo = reps >= 2 ? ix[at] : 0, *hi = reps >= 2 ? ix[at + per * reps - 1] + 1 : 0;
     return d;
@@ -481,8 +488,8 @@ static int vt__trained_apart(const vt__pass *p, const uint64_t *s, size_t n, siz
     const size_t from[2] = {0, hi}, len[2] = {lo, n - hi};
     for (int k = 0; k < 2; k++) {
         size_t l, h;
-        uint64_t d4 = vt__width_at(s + from[k], len[k], 4, el, ix, &l, &h);
-        if (d4 && !vt__width_at(s + from[k], len[k], 2, el, ix, &l, &h) &&
+        uint64_t d4 = vt__width_at(s + from[k], len[k], 4, el, ix, &l, &h, 0);
+        if (d4 && !vt__width_at(s + from[k], len[k], 2, el, ix, &l, &h, 0) &&
             vt__grad_has(p, vt__mul(vt__mul(d4, d4), 4)))
             return 1;
     }
@@ -539,8 +546,8 @@ void vt__weights_dtype(vt__pass *p)
      * with one, the other without, is the weights' element size; both or neither say nothing */
     uint64_t *el = malloc((n + 1) * sizeof *el);
     size_t *ix = malloc((n + 1) * sizeof *ix), lo, hi;
-    uint64_t d4 = el && ix ? vt__width_at(s, n, 4, el, ix, &lo, &hi) : 0,
-             d2 = el && ix ? vt__width_at(s, n, 2, el, ix, &lo, &hi) : 0;
+    uint64_t d4 = el && ix ? vt__width_at(s, n, 4, el, ix, &lo, &hi, 1) : 0,
+             d2 = el && ix ? vt__width_at(s, n, 2, el, ix, &lo, &hi, 1) : 0;
     if (d2 && !d4 && vt__trained_apart(p, s, n, lo, hi, d2, el, ix))
         d2 = 0; /* (a frozen 16-bit model's blocks: the one trained beside them reads fp32) */
     free(el);

@@ -268,8 +268,15 @@ static inline void acc_bits(phases_acc *a, uint32_t b, int py)
                 (a->py_any & FB_FWD) || (a->any & FB_LOSS) || (a->py_last & FB_FOREIGN) ? 2 : 1;
         a->py_any |= b;
         a->py_last = b;
+        if (a->lead < 0 && (b & FB_TORCH_FILE)) /* (torch's own frames before the caller's) */
+            a->lead_bits |= b;
+        else if (a->lead < 0)
+            a->lead = a->npy;
+        a->npy++;
     }
     a->any |= b;
+    if (!py && (b & FB_OP)) /* (native frames come innermost first: the caller's op is last) */
+        a->op_last = b;
 }
 
 uint32_t phases_acc_frame(phases_acc *a, const tables_frame *f, phases_memo *m)
@@ -369,6 +376,7 @@ static inline int acc_native(phases_acc *a, uint64_t ip, const phases_memo *m, s
             if (m->ip[j].until && m->ip[j].until != nsyms + 1)
                 return 0;
             a->any |= m->ip[j].bits;
+            a->op_last = m->ip[j].bits & FB_OP ? m->ip[j].bits : a->op_last;
             return 1;
         }
     return 0;
@@ -407,6 +415,20 @@ void phases_memo_keep_ip(phases_memo *m, uint64_t ip, uint32_t bits, uint32_t un
     if (!m->ip[j].ip)
         m->nip++;
     m->ip[j].ip = ip, m->ip[j].bits = bits, m->ip[j].until = until;
+}
+
+void phases_acc_mark_data(phases_acc *a)
+{
+    a->py_any |= FB_DATA_LINE;
+}
+
+int phases_acc_filled(const phases_acc *a)
+{
+    /* made by a call of torch's from the caller's line (a builtin's: torch's frames before it, if
+     * any, say no phase: not a module's construction, nor a forward's) */
+    const uint32_t says = FB_INIT | FB_FWD | FB_BWD | FB_OPT | FB_GS | FB_DATA | FB_EVAL | FB_RUN |
+                          FB_COMPILE | FB_KV | FB_LOSS;
+    return (a->op_last & FB_FILLED) && a->lead >= 0 && !(a->lead_bits & says) ? a->lead : -1;
 }
 
 void phases_acc_mark_eval(phases_acc *a)
@@ -449,7 +471,14 @@ stack_facts phases_acc_end(const phases_acc *a)
     int cast = own && r.to_copy && (any & FB_TO_DTYPE) && !data && !ev && !bwd && !opt && !comp &&
                !(any & (FB_AUTOCAST | FB_LOSS | FB_ATTENTION | FB_WORKSPACE | FB_RAND | FB_NOISE |
                         FB_CLONE));
+    /* storage filled with a constant that the program's own line makes where no weight is made
+     * (a plain class's or function's: datasrc.h), not a copy: data it keeps on the device (a
+     * replay buffer), as a batch is, not a weight (it had been the parameters', read at 2 B) */
+    int kept = (py_any & FB_DATA_LINE) && (a->op_last & FB_FILLED) && !r.to_copy &&
+               !(any & FB_CLONE) && !fwd && !run && !bwd && !opt && !ev && !comp;
     r.input = own && ((any & FB_RAND) || ((any & FB_NOISE) && !init) || (r.to_copy && !cast));
+    r.data = (uint8_t)kept;
+    r.input |= r.data;
     /* a copy on the device the program's own code makes outside a module (clone: device to
      * device), such as a checkpoint of the weights or of the optimizer's state kept on the device:
      * told to classify.c as input and workspace together, which nothing else is (a batch is no

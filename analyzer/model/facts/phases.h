@@ -47,6 +47,9 @@ typedef struct stack_facts {
                  * workspace or a fused kernel, can be told */
     uint8_t model_op; /* 1: its native frames reach an operator only a model's forward runs (a
                        * matmul, convolution, normalization, attention, embedding lookup) */
+    uint8_t data;     /* 1: storage filled with a constant on a line where no weight is made (a
+                       * plain class's: datasrc.h), before training: data the program keeps on the
+                       * device (a replay buffer), with input set */
 } stack_facts;
 
 /* the file of transformers' KV cache: what a Python frame of it made, use_cache=False does not */
@@ -83,10 +86,16 @@ typedef struct phases_acc {
     /* the innermost optimizer frame (torch/optim, GradScaler.step): 0 none yet, 1 the optimizer's
      * own code, 2 a caller of a forward or a loss (optimizer.step(closure): Lightning, LBFGS) */
     int opt_frame;
+    /* npy: the Python frames added; lead: the index among them of the innermost one not of torch
+     * (-1 none yet), lead_bits: the bits of torch's frames before it */
+    int npy, lead;
+    uint32_t lead_bits;
+    uint32_t op_last; /* the bits of the outermost native frame of an ATen operator: the op the
+                       * caller called (torch.zeros; not the empty a randint calls inside) */
 } phases_acc;
 #define PHASES_ACC_INIT                                                                            \
     {                                                                                              \
-        0, 0, 0, -1, 0, 0                                                                          \
+        0, 0, 0, -1, 0, 0, 0, -1, 0, 0                                                             \
     }
 /* phases_acc_frame: adds f; its bits (what phases_memo_keep_ip keeps). */
 uint32_t phases_acc_frame(phases_acc *a, const tables_frame *f, phases_memo *m);
@@ -122,6 +131,13 @@ int phases_eval_function(const char *name);
 /* phases_acc_mark_eval: the stack passes through an evaluation the program's source shows
  * (evalsrc.h: an inline one, under no function named so), as a frame named evaluate would say */
 void phases_acc_mark_eval(phases_acc *a);
+/* phases_acc_filled: when the frames added so far make storage filled with a constant (zeros,
+ * ones, full, empty: the outermost operator) by a call of torch's from a caller's line (no module's
+ * construction between), the index among the Python frames of that caller's, else -1;
+ * phases_acc_mark_data: the caller's line is one where such storage is the program's data kept on
+ * the device, not a weight (evalsrc_data_at: a plain class's, datasrc.h) */
+int phases_acc_filled(const phases_acc *a);
+void phases_acc_mark_data(phases_acc *a);
 void phases_memo_free(phases_memo *m);
 /* phases_site: the frame a report names for a stack: the innermost Python frame of the program's
  * own (outside torch / site-packages); when a framework's training loop (Hugging Face's Trainer,

@@ -40,6 +40,9 @@ enum {
     FB_TO_DTYPE = 1 << 27,   /* aten::to with a dtype alone (.float(), .to(dtype)): a cast on the
                               * tensor's own device, no move (at::_ops::to_dtype::) */
     FB_AUTOCAST = 1 << 28,   /* autocast's cast of an operator's input (at::autocast::) */
+    FB_FILLED = 1 << 29,     /* storage made filled with a constant, or uninitialised (zeros,
+                              * ones, full, empty; not a tensor's *_like copy of a shape) */
+    FB_DATA_LINE = 1 << 30,  /* (phases_acc_mark_data) its own line keeps data (datasrc.h) */
 };
 
 /* phases_native_bits: what a native frame says, from its function's name (demangled) */

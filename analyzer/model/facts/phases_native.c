@@ -73,6 +73,10 @@ uint32_t phases_native_bits(const char *fn)
         const char *o = q + strlen("at::_ops::");
         b |= !strncmp(o, "randint", 7) || !strncmp(o, "random_", 7) ? FB_RAND : 0;
         b |= !strncmp(o, "clone::", 7) ? FB_CLONE : 0;
+        b |= !strncmp(o, "zeros::", 7) || !strncmp(o, "ones::", 6) || !strncmp(o, "full::", 6) ||
+                     !strncmp(o, "empty_memory_format::", 21)
+                 ? FB_FILLED
+                 : 0;
         b |= !strncmp(o, "to_dtype::", 10) ? FB_TO_DTYPE : 0;
         b |= !strncmp(o, "randn", 5) || !strncmp(o, "rand_like", 9) || !strncmp(o, "rand::", 6) ||
                      !strncmp(o, "normal", 6)

@@ -85,6 +85,8 @@ static stack_facts raw_facts(state *s, uint32_t id)
                 phases_acc_frame(&r, &fr[k], memo);
             if (evalsrc_frames(&s->r->eval_src, s->r->t, fr, n))
                 phases_acc_mark_eval(&r);
+            if (evalsrc_data_frames(&s->r->eval_src, s->r->t, fr, n, phases_acc_filled(&r)))
+                phases_acc_mark_data(&r);
             return phases_acc_end(&r);
         }
         /* kept: a symbol that is named, symbolized, in no module or in one whose file failed
@@ -99,6 +101,10 @@ static stack_facts raw_facts(state *s, uint32_t id)
      * out-of-memory error had been the training micro-batch's) */
     if (evalsrc_stack(&s->r->eval_src, s->r->t, st))
         phases_acc_mark_eval(&a);
+    int lead = phases_acc_filled(&a); /* (data kept on the device: datasrc.h) */
+    if (lead >= 0 && lead < st->n_python &&
+        evalsrc_data_at(&s->r->eval_src, s->r->t, st->frames[st->n_native + lead]))
+        phases_acc_mark_data(&a);
     return phases_acc_end(&a);
 }
 
@@ -270,5 +276,5 @@ int replay_phase_made(state *s, uint32_t id)
            (f->f.dropout ? INFER_MADE_DROPOUT : 0) | (f->f.to_copy ? INFER_MADE_CAST : 0) |
            (f->f.input ? INFER_MADE_INPUT : 0) | (f->f.phase == PHASE_INIT ? INFER_MADE_INIT : 0) |
            (f->f.workspace ? INFER_MADE_WORKSPACE : 0) |
-           (f->f.phase == PHASE_EVAL ? INFER_MADE_EVAL : 0);
+           (f->f.phase == PHASE_EVAL ? INFER_MADE_EVAL : 0) | (f->f.data ? INFER_MADE_DATA : 0);
 }

@@ -1,0 +1,93 @@
+#!/bin/sh
+# replay_buffer.sh — data a program keeps on the device is no weight: tests/python/replay_buffer.py
+# (a SIMULATED DQN, CleanRL's shape) preallocates its replay buffer on the device in a plain class
+# (torch.zeros(..., device="cuda"), uint8 frames) before training. The buffer had been read as
+# parameters: in DQN-sized runs "16-bit training", half the trainable count and 4 B of Adam state
+# per parameter; an OOM in its allocation "the tensors of one micro-batch ... too large" with
+# 0 MiB of them, "needs ~9.79 GiB" and "not even a micro-batch of 1 fits". Now, against the
+# program's own counts: the parameters are the Q-network and its target, to the byte; the
+# buffer is inputs, kept whole by every what-if; the trainable count and Adam's 8 B are the
+# program's; the largest micro-batch named runs on the card, and twice it does not keep 5 % free;
+# the OOM's cause is the program's
+# data, with no advice of the micro-batch, and its "at least" is no more than the same
+# configuration measures on a larger card.
+set -u
+. "$ROOT/tests/sim_env.sh"
+P="$ROOT/tests/python/replay_buffer.py"
+run() { # NAME CARD ARGS...: run the program under vramtrace, the report's text and JSON
+    n=$1 card=$2
+    shift 2
+    timeout 300 "$VT" run -q --card "$card" -o "$n.vt" -- python3 "$P" "$@" </dev/null >"$n.out" 2>&1
+    report_both "$n"
+}
+run fit 3GiB --buffer-size 20000
+run oom 3GiB --buffer-size 60000
+run big 8GiB --buffer-size 60000
+run fwd 3GiB --buffer-size 20000 --batch-size 4096
+run half 3GiB --buffer-size 20000 --batch-size 2048
+python3 - fit.json fit.out oom.json oom.out big.json big.out fwd.json fwd.out half.json half.out \
+    >check.out 2>&1 <<'PY' || fail "$(cat check.out)"
+import json, sys
+def load(j, o):
+    t = next(json.loads(l.split(" ", 1)[1]) for l in open(o) if l.startswith("VRAMTRACE_TORCH_STATS "))
+    return json.load(open(j)), t
+(f, ft), (o, ot), (b, bt), (w, wt), (h, ht) = (load(sys.argv[i], sys.argv[i + 1]) for i in (1, 3, 5, 7, 9))
+assert not ft["oom"] and ft["steps"] == 4 and ot["oom"] and not bt["oom"], (ft, ot, bt)
+assert wt["oom"] and not ht["oom"], (wt, ht)
+bad = []
+weights = ft["param_bytes"] + ft["target_bytes"]
+if f["categories"]["parameters"] != weights:
+    bad.append("parameters %d at the peak, the Q-network's and the target's %d"
+               % (f["categories"]["parameters"], weights))
+if f["categories"]["inputs"] < ft["buffer_bytes"]:
+    bad.append("inputs %d at the peak, below the buffer's %d" % (f["categories"]["inputs"], ft["buffer_bytes"]))
+rec = f["recognized"]
+if rec["trainable_params"] != ft["trainable_params"]:
+    bad.append("trainable %s, the program's %d" % (rec["trainable_params"], ft["trainable_params"]))
+bpp = ft["optim_state_bytes"] / ft["trainable_params"]
+if rec["optimizer"]["state_bytes_per_trainable_param"] != bpp:
+    bad.append("optimizer %s B per parameter, the program's %g" % (rec["optimizer"]["state_bytes_per_trainable_param"], bpp))
+if f["config"]["dtype"]["value"] in ("16-bit", "bfloat16", "float16"):
+    bad.append("dtype %s of an fp32 run" % f["config"]["dtype"]["value"])
+for a in f["advice"]:  # (every what-if keeps the buffer: the batch does not size it)
+    if a["predicted_peak_bytes"] < ft["buffer_bytes"] + weights:
+        bad.append("%s predicted %d, below the buffer and weights' %d" % (a["change"], a["predicted_peak_bytes"], ft["buffer_bytes"] + weights))
+print("largest", f["prediction"]["largest_batch_size"])
+# out of memory in a forward of 4096 beside the buffer: the what-ifs keep the buffer whole, and the
+# half batch's "at least" is no more than its run measures
+for a in w["advice"]:
+    if a["predicted_peak_bytes"] < wt["buffer_bytes"] + weights:
+        bad.append("%s predicted %d after the forward's OOM, below the buffer and weights' %d"
+                   % (a["change"], a["predicted_peak_bytes"], wt["buffer_bytes"] + weights))
+    if a["batch_size"] == 2048 and a["gradient_accumulation_steps"] in (None, 1) and \
+            a["predicted_peak_bytes"] > h["peak"]["process_bytes"]:
+        bad.append("%s predicted at least %d; its run peaks at %d" % (a["change"], a["predicted_peak_bytes"], h["peak"]["process_bytes"]))
+oom = o["oom"]
+if oom["cause"] != "data_too_large":
+    bad.append("OOM cause %s (%s)" % (oom["cause"], oom["evidence"]))
+if o["advice"] or o["prediction"]["largest_batch_size"] is not None or "advice_note" not in o:
+    bad.append("advice of the micro-batch after an OOM making the buffer: %s" % [a["change"] for a in o["advice"]])
+need = b["peak"]["process_bytes"] if "process_bytes" in b["peak"] else None
+if need is None or o["prediction"]["current_peak_bytes"] > need:
+    bad.append("the OOM run needs 'at least' %d; the same configuration on a larger card peaks at %s" % (o["prediction"]["current_peak_bytes"], need))
+print("\n".join(bad))
+raise SystemExit(1 if bad else 0)
+PY
+lb=$(sed -n 's/^largest //p' check.out)
+[ -n "$lb" ] && [ "$lb" != None ] || fail "no largest micro-batch predicted for the fit run"
+timeout 300 "$VT" run -q --card 3GiB -o lb.vt -- python3 "$P" --buffer-size 20000 --batch-size "$lb" \
+    </dev/null >lb.out 2>&1 || fail "the largest micro-batch named, $lb, ran out of memory: $(tail -n 2 lb.out)"
+# ... and it is the largest: twice it runs out of memory or keeps less than 5 % of the card free
+# (a buffer scaled with the micro-batch had made it 64)
+timeout 300 "$VT" run -q --card 3GiB -o lb2.vt -- python3 "$P" --buffer-size 20000 \
+    --batch-size $((2 * lb)) </dev/null >lb2.out 2>&1
+if ! grep -q '"oom": true' lb2.out; then
+    report_both lb2
+    python3 -c 'import json, sys; sys.exit(json.load(open("lb2.json"))["peak"]["process_bytes"] <= 0.95 * 3 * 2**30)' ||
+        fail "the largest micro-batch named is $lb, and $((2 * lb)) keeps 5 % of the card free"
+fi
+"$VT" predict --from oom.vt >pred.out 2>&1 && fail "predict --from the OOM run predicted: $(head -n 3 pred.out)"
+grep -q "making its own data before any forward" pred.out || fail "predict --from: $(cat pred.out)"
+"$VT" predict --from fit.vt >predfit.out 2>&1 || fail "predict --from the fit run failed: $(tail -n 2 predfit.out)"
+grep -q "^  inputs .* of data the program keeps there" predfit.out || fail "predict --from: $(grep inputs predfit.out)"
+echo "replay_buffer: ok (a replay buffer on the device is the program's data: not weights, kept whole, its OOM its own cause)"

@@ -1,0 +1,107 @@
+/* test_datasrc.c — the lines of a recorded script where storage filled with a constant is the
+ * program's data, not a weight (analyzer/model/facts/datasrc.c): a plain class's (a replay buffer
+ * kept on the device), a function's that names no weight, the module's own lines; not a class with
+ * a base (a Module's weights and buffers), nor a function or class that makes a weight by hand
+ * (requires_grad, Parameter) or names a model's parameters or a forward; strings and comments
+ * say nothing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "datasrc.h"
+
+static uint8_t g_lines[128];
+
+/* data: datasrc_lines of src with bit 4 (other bits kept: the caller's); the count set */
+static size_t data(const char *src)
+{
+    memset(g_lines, 1, sizeof g_lines);
+    return datasrc_lines(src, strlen(src), g_lines, sizeof g_lines, 4);
+}
+
+static int on(int line)
+{
+    return (g_lines[line] & 4) != 0;
+}
+
+/* the audit's program, reduced: the buffer in a plain class, the model a Module */
+static const char k_dqn[] = "import torch\n"                                          /* 1 */
+                            "class QNetwork(nn.Module):\n"                            /* 2 */
+                            "    def __init__(self):\n"                               /* 3 */
+                            "        self.b = torch.zeros(4, device='cuda')\n"        /* 4 */
+                            "    def forward(self, x):\n"                             /* 5 */
+                            "        return x\n"                                      /* 6 */
+                            "class DeviceReplayBuffer:\n"                             /* 7 */
+                            "    def __init__(self, size, device):\n"                 /* 8 */
+                            "        self.obs = torch.zeros(size, 4, 84, 84,\n"       /* 9 */
+                            "                               device=device)\n"         /* 10 */
+                            "    def sample(self, n):\n"                              /* 11 */
+                            "        # a comment: parameters requires_grad forward\n" /* 12 */
+                            "        return self.obs[torch.randint(0, n, (n,))]\n"    /* 13 */
+                            "def main():\n"                                           /* 14 */
+                            "    q = QNetwork().to('cuda')\n"                         /* 15 */
+                            "    opt = torch.optim.Adam(q.parameters())\n"            /* 16 */
+                            "    rb = DeviceReplayBuffer(10, 'cuda')\n"               /* 17 */
+                            "def make_storage(n):\n"                                  /* 18 */
+                            "    s = 'requires_grad'\n"                               /* 19 */
+                            "    return torch.zeros(n, device='cuda')\n";             /* 20 */
+
+static void test_dqn(void **state)
+{
+    (void)state;
+    assert_true(data(k_dqn) > 0);
+    for (int l = 3; l <= 6; l++) /* a Module's: its weights and buffers */
+        assert_false(on(l));
+    for (int l = 8; l <= 13; l++) /* the plain class's (a comment saying nothing: no code) */
+        assert_true(on(l) || l == 12);
+    for (int l = 15; l <= 17; l++) /* main names a model's parameters */
+        assert_false(on(l));
+    assert_true(on(20));             /* a function naming no weight (a string says nothing) */
+    assert_true(on(1));              /* the module's own lines name none */
+    assert_int_equal(g_lines[4], 1); /* (the caller's bits kept) */
+}
+
+/* classes with a base, or a plain one whose text makes a weight, are no data's */
+static const char k_not[] = "class A(object):\n"                               /* 1 */
+                            "    def __init__(self):\n"                        /* 2 */
+                            "        self.w = torch.zeros(3, device='cuda')\n" /* 3 */
+                            "        self.w.requires_grad_()\n"                /* 4 */
+                            "class B(Base, ):\n"                               /* 5 */
+                            "    x = torch.zeros(3, device='cuda')\n"          /* 6 */
+                            "class C():\n"                                     /* 7 */
+                            "    class D(nn.Module):\n"                        /* 8 */
+                            "        y = torch.ones(3)\n"                      /* 9 */
+                            "    z = 1\n"                                      /* 10 */
+                            "def init_params():\n"                             /* 11 */
+                            "    return nn.Parameter(torch.zeros(3))\n"        /* 12 */
+                            "async def fill():\n"                              /* 13 */
+                            "    return torch.zeros(3)\n"                      /* 14 */
+                            "w = torch.zeros(3, requires_grad=True)\n";        /* 15 */
+
+static void test_not_data(void **state)
+{
+    (void)state;
+    data(k_not);
+    for (int l = 2; l <= 4; l++) /* object alone is no base, but it makes a weight */
+        assert_false(on(l));
+    assert_false(on(6));  /* a base */
+    assert_false(on(9));  /* a Module inside a plain class */
+    assert_true(on(10));  /* the plain class's own line */
+    assert_false(on(12)); /* a function that makes a Parameter */
+    assert_true(on(14));  /* an async def naming none */
+    assert_false(on(15)); /* the module's own lines make a weight */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_dqn),
+        cmocka_unit_test(test_not_data),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
