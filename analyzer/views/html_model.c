@@ -66,7 +66,7 @@ void html_summary(FILE *out, const report_ctx *c)
                       : f->oom_phase && *f->oom_phase ? f->oom_phase
                                                       : "run");
         fprintf(out, "</p><p>asking for %s: <b>", html_bytes(f->oom_requested, b1, sizeof b1));
-        html_esc(out, advice_cause_text_on(m->cause, f->oom_device_decided));
+        html_esc(out, advice_cause_text_on(m->cause, model_cause_on(m, f)));
         fputs("</b> <a href=\"#oom\">why</a></p></div>\n", out);
     } else {
         fprintf(out,
@@ -137,7 +137,7 @@ void html_oom(FILE *out, const report_ctx *c)
     uint64_t live = cat_breakdown_total(&f->at_oom);
     uint64_t scale = live + f->oom_requested > cap ? live + f->oom_requested : cap;
     fputs("<section id=oom><h2>Out of memory: why</h2>\n<p class=cause><b>cause: ", out);
-    html_esc(out, advice_cause_text_on(m->cause, f->oom_device_decided));
+    html_esc(out, advice_cause_text_on(m->cause, model_cause_on(m, f)));
     fputs("</b><br>", out);
     html_esc(out, m->why);
     fprintf(out, "</p>\n<p>%s requested", html_bytes(f->oom_requested, b1, sizeof b1));

@@ -83,8 +83,7 @@ static void add_oom_json(cJSON *root, const model_result *m, const run_facts *f)
     cJSON_AddNumberToObject(oo, "capacity_bytes",
                             (double)(f->oom_capacity ? f->oom_capacity : m->capacity));
     cJSON_AddStringToObject(oo, "cause", advice_cause_key(m->cause));
-    cJSON_AddStringToObject(oo, "cause_text",
-                            advice_cause_text_on(m->cause, f->oom_device_decided));
+    cJSON_AddStringToObject(oo, "cause_text", advice_cause_text_on(m->cause, model_cause_on(m, f)));
     jsonw_add_c(oo, "evidence", m->why);
     cJSON_AddItemToObject(oo, "live_by_category", categories_json(&f->at_oom));
     cJSON_AddNumberToObject(oo, "allocator_cache_bytes", (double)f->oom_cache);

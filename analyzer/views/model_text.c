@@ -230,7 +230,7 @@ static void print_oom(FILE *out, const model_result *m, const run_facts *f)
             "external) %s\n",
             card_format_bytes(f->oom_cache, b1, sizeof b1),
             card_format_bytes(f->oom_outside, b2, sizeof b2));
-    fprintf(out, "  cause: %s\n    %s\n", advice_cause_text_on(m->cause, f->oom_device_decided),
+    fprintf(out, "  cause: %s\n    %s\n", advice_cause_text_on(m->cause, model_cause_on(m, f)),
             m->why);
 }
 

@@ -237,6 +237,31 @@ static void test_cause_context(void **state)
                      OOM_OUTSIDE);
 }
 
+/* a run whose micro-batch is not known (a full-batch GCN: every node each forward): its
+ * activations' OOM is one forward's tensors, what they grow with said without a micro-batch; with
+ * one known, "one micro-batch" as before; the device's refusal said of the device either way */
+static void test_cause_no_batch(void **state)
+{
+    (void)state;
+    char why[256];
+    cat_breakdown live = {0};
+    live.bytes[CAT_CONTEXT] = 300 * MiB, live.bytes[CAT_ACTIVATIONS] = 1270 * MiB;
+    assert_int_equal(advice_oom_cause(&live, 200 * MiB, 2048 * MiB, 0, 300 * MiB, "forward", 0, why,
+                                      sizeof why, 3),
+                     OOM_ACTIVATIONS);
+    assert_non_null(strstr(why, "the run's micro-batch is not known"));
+    assert_null(strstr(why, "grow with the micro-batch"));
+    assert_string_equal(advice_cause_text_on(OOM_ACTIVATIONS, ADVICE_CAUSE_NO_BATCH),
+                        "the tensors of one forward (activations, logits, its temporaries) too "
+                        "large for the card");
+    assert_non_null(strstr(advice_cause_text_on(OOM_ACTIVATIONS, 1 | ADVICE_CAUSE_NO_BATCH),
+                           "too large for the device"));
+    assert_non_null(strstr(advice_cause_text_on(OOM_ACTIVATIONS, 0), "one micro-batch"));
+    assert_non_null(strstr(advice_cause_text_on(OOM_STATE, ADVICE_CAUSE_NO_BATCH), "the card"));
+    advice_oom_cause(&live, 200 * MiB, 2048 * MiB, 0, 300 * MiB, "forward", 0, why, sizeof why, 0);
+    assert_non_null(strstr(why, "grow with the micro-batch"));
+}
+
 /* model_none_fits: said only where no option fits; options that fit with none recommended (none
  * lowered a completed run's peak by 1 %) are no "none of these fits" */
 static void test_none_fits(void **state)
@@ -290,10 +315,10 @@ static void test_backward_kept(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cause_context),  cmocka_unit_test(test_none_fits),
-        cmocka_unit_test(test_moments),        cmocka_unit_test(test_step_floor),
-        cmocka_unit_test(test_unreached_step), cmocka_unit_test(test_backward_end_calibrated),
-        cmocka_unit_test(test_backward_kept),
+        cmocka_unit_test(test_cause_context),  cmocka_unit_test(test_cause_no_batch),
+        cmocka_unit_test(test_none_fits),      cmocka_unit_test(test_moments),
+        cmocka_unit_test(test_step_floor),     cmocka_unit_test(test_unreached_step),
+        cmocka_unit_test(test_backward_end_calibrated), cmocka_unit_test(test_backward_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

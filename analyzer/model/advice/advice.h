@@ -444,8 +444,11 @@ int advice_state_cause(const cat_breakdown *live, uint64_t state, uint64_t capac
                        size_t whylen);
 const char *advice_cause_key(oom_cause c);
 const char *advice_cause_text(oom_cause c);
-/* advice_cause_text_on: advice_cause_text, said of the device where device is 1 (the device
- * refused the allocation, the emulated card larger than it): never "too large for the card" */
+/* advice_cause_text_on: advice_cause_text, said of the device where device has bit 1 (the device
+ * refused the allocation, the emulated card larger than it): never "too large for the card"; and
+ * with ADVICE_CAUSE_NO_BATCH (the run's micro-batch is not known: a full-batch step, a graph's
+ * every node) the activations' cause is one forward's tensors, not "one micro-batch" */
+#define ADVICE_CAUSE_NO_BATCH 2
 const char *advice_cause_text_on(oom_cause c, int device);
 
 /* advice_oom_cause: classifies an OOM from what was live (by category), the request, the
@@ -453,7 +456,7 @@ const char *advice_cause_text_on(oom_cause c, int device);
  * ("forward", "backward", "optimizer", "eval", "step_pass" (an eval-phase pass whose outputs the
  * step uses), "compile", or NULL) and the optimizer steps done. why gets one line of evidence,
  * in a transformer's terms when transformer (1: B*T tokens; 2: a vision transformer's B*T patch
- * tokens; 0: the micro-batch alone). */
+ * tokens; 0: the micro-batch alone; 3: no micro-batch known, what one forward takes in). */
 oom_cause advice_oom_cause(const cat_breakdown *live, uint64_t requested, uint64_t capacity,
                            uint64_t cache, uint64_t outside, const char *phase, int iterations,
                            char *why, size_t whylen, int transformer);

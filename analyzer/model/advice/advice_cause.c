@@ -28,6 +28,12 @@ const char *advice_cause_text(oom_cause c)
 
 const char *advice_cause_text_on(oom_cause c, int device)
 {
+    if ((device & ADVICE_CAUSE_NO_BATCH) && c == OOM_ACTIVATIONS)
+        return device & 1 ? "the tensors of one forward (activations, logits, its temporaries) too "
+                            "large for the device"
+                          : "the tensors of one forward (activations, logits, its temporaries) too "
+                            "large for the card";
+    device &= 1;
     if (device && c == OOM_ACTIVATIONS)
         return "the tensors of one micro-batch (activations, logits, a forward's temporaries) "
                "too large for the device";
@@ -103,10 +109,13 @@ oom_cause advice_oom_cause(const cat_breakdown *live, uint64_t requested, uint64
              "%sactivations %.0f MiB and logits/loss %.0f MiB were live in the %s; they grow "
              "with %s",
              tmp, mib(a), mib(l), phase && *phase ? phase : "step",
-             transformer == 2 ? "the micro-batch times the patch tokens (B*T, T from the image "
-                                "size)"
-             : transformer    ? "the micro-batch times the sequence length (B*T tokens)"
-                              : "the micro-batch (and the input size)");
+             transformer == 3 ? "what one forward takes in (its batch of samples, or a full-batch "
+                                "step's whole input) and the model's widths; the run's micro-batch "
+                                "is not known"
+             : transformer == 2 ? "the micro-batch times the patch tokens (B*T, T from the image "
+                                  "size)"
+             : transformer      ? "the micro-batch times the sequence length (B*T tokens)"
+                                : "the micro-batch (and the input size)");
     return OOM_ACTIVATIONS;
 }
 

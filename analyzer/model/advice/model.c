@@ -502,9 +502,10 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
         m->cause = advice_oom_cause(&f->at_oom, f->oom_requested, cap, cache, f->oom_outside,
                                     f->oom_step_pass ? "step_pass" : f->oom_phase, done, m->why,
                                     sizeof m->why,
-                                    m->shape.generic        ? 0
-                                    : m->shape.patch_tokens ? 2
-                                                            : 1);
+                                    m->shape.generic && !config_known(&m->cfg, CFG_batch_size) ? 3
+                                    : m->shape.generic                                         ? 0
+                                    : m->shape.patch_tokens                                    ? 2
+                                                                                               : 1);
         /* what the step needs is at least what was live plus what it asked for */
         uint64_t need = cat_breakdown_total(&f->at_oom) + f->oom_requested;
         if (m->current.peak_bytes < need)

@@ -350,4 +350,12 @@ int model_peak_after_forward(const run_facts *f);
  * predict --from says it beside the rows it counts) */
 #define OPTIM_NOTE_PREFIX "the optimizer's state was not measured"
 
+/* model_cause_on: advice_cause_text_on's flags for m's OOM: the device refused it (f), the run's
+ * micro-batch is not known (its cause one forward's tensors, not "one micro-batch") */
+static inline int model_cause_on(const model_result *m, const run_facts *f)
+{
+    return (f->oom_device_decided ? 1 : 0) |
+           (config_known(&m->cfg, CFG_batch_size) ? 0 : ADVICE_CAUSE_NO_BATCH);
+}
+
 #endif
