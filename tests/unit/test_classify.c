@@ -214,12 +214,12 @@ static void test_casts_input(void **st)
     assert_false(casts_input(&w, 1, 250 * M));
 }
 
-/* own: the program's own dtype cast in the loop (phases.c: loss and attention together, no
- * input), made in the forward after bwd backward passes, freed after bf */
+/* own: the program's own dtype cast in the loop (phases.c's stack_facts.cast: no loss, attention
+ * nor input), made in the forward after bwd backward passes, freed after bf */
 static classify_input own(int phase_free, uint32_t ba, uint32_t bf)
 {
     classify_input in = tensor(PHASE_FORWARD, phase_free, ba, bf);
-    in.loss_site = in.attention = 1;
+    in.own_cast = 1;
     return in;
 }
 
@@ -338,6 +338,7 @@ static category every_end(uint32_t key, unsigned now)
     in.tensor_api = key >> 6 & 1, in.phase_alloc = (int)(key >> 8 & 15);
     in.loss_site = key >> 12 & 1, in.workspace = key >> 16 & 1;
     in.attention = key >> 17 & 1, in.input = key >> 18 & 1, in.bwd_alloc = key >> 19 & 1;
+    in.own_cast = key >> 24 & 1;
     uint32_t it0 = (now & CLS_ITER_PASSED) != 0, bw0 = in.bwd_alloc + ((now & CLS_BWD_PASSED) != 0);
     category cat = CAT_COUNT;
     int first = 1;
@@ -384,9 +385,9 @@ static void test_settled_is_every_end(void **st)
     (void)st;
     classify_memo m = {0};
     unsigned long n = 0, settled = 0;
-    /* roles: none, the loss's, an attention kernel's; sizes: none, a parameter's, a parameter's
-     * still to come, logits still to come */
-    static const unsigned roles[] = {0, 1u << 12, 1u << 17},
+    /* roles: none, the loss's, an attention kernel's, the program's own cast; sizes: none, a
+     * parameter's, a parameter's still to come, logits still to come */
+    static const unsigned roles[] = {0, 1u << 12, 1u << 17, 1u << 24},
                           sizes[] = {0, 1u << 14, 1u << 20, 1u << 21 | 1u << 22};
     for (unsigned ph = 0; ph < PHASE_COUNT; ph++)
         for (unsigned ten = 0; ten < 2; ten++)

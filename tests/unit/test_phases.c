@@ -398,8 +398,9 @@ static void test_site_memo(void **state)
  * the others their demangling): every pattern's name as recorded, mangled or not; not a name with
  * none of their words */
 /* the program's own dtype cast on the device (x.float(): aten::to with a dtype alone, the
- * program's line innermost): no batch moved onto the device by itself, told to classify.c as loss
- * and attention together; a move onto the device (.cuda(), .to(device): to_dtype_layout) is */
+ * program's line innermost): no batch moved onto the device by itself, told to classify.c as a
+ * cast (stack_facts.cast), no loss nor attention; a move onto the device (.cuda(), .to(device):
+ * to_dtype_layout) is */
 static void test_own_cast(void **state)
 {
     (void)state;
@@ -407,14 +408,16 @@ static void test_own_cast(void **state)
         PHASE_OF(native("at::_ops::_to_copy::call"), native("at::native::to"),
                  native("at::_ops::to_dtype::call(at::Tensor const&)"), py("/w/train.py", "main"));
     assert_int_equal(f.input, 0);
-    assert_int_equal(f.loss, 1);
-    assert_int_equal(f.attention, 1);
+    assert_int_equal(f.cast, 1);
+    assert_int_equal(f.loss, 0);
+    assert_int_equal(f.attention, 0);
     assert_int_equal(f.workspace, 0);
     assert_int_equal(f.phase, PHASE_OTHER); /* (no loss's: the forward's only by the replay) */
     f = PHASE_OF(native("at::_ops::_to_copy::call"), native("at::native::to"),
                  native("at::_ops::to_dtype_layout::call(at::Tensor const&)"),
                  py("/w/train.py", "main"));
     assert_int_equal(f.input, 1);
+    assert_int_equal(f.cast, 0);
     assert_int_equal(f.loss, 0);
     assert_int_equal(f.attention, 0);
     /* negative: autocast's cast of an operator's input called from the loop, a cast in the
@@ -422,16 +425,16 @@ static void test_own_cast(void **state)
     f = PHASE_OF(native("at::_ops::_to_copy::call"), native("at::_ops::to_dtype::call"),
                  native("at::autocast::cached_cast(c10::ScalarType, at::Tensor const&)"),
                  native("at::_ops::mm::call"), py("/w/train.py", "main"));
-    assert_int_equal(f.attention, 0);
+    assert_int_equal(f.cast, 0);
     assert_int_equal(f.loss, 0);
     f = PHASE_OF(native("at::_ops::_to_copy::call"), native("at::_ops::to_dtype::call"),
                  py("/w/train.py", "get_batch"), py("/w/train.py", "main"));
     assert_int_equal(f.input, 1);
-    assert_int_equal(f.attention, 0);
+    assert_int_equal(f.cast, 0);
     f = PHASE_OF(native("at::_ops::_to_copy::call"), native("at::_ops::to_dtype::call"),
                  py("/w/model.py", "Net.forward"), py("/w/train.py", "main"));
     assert_int_equal(f.input, 0);
-    assert_int_equal(f.attention, 0);
+    assert_int_equal(f.cast, 0);
     assert_int_equal(f.phase, PHASE_FORWARD);
 }
 

@@ -33,6 +33,17 @@ static int r_inputs(const classify_input *in)
            (in->tensor_api && in->input && !in->workspace &&
             (in->phase_alloc == PHASE_FORWARD || in->phase_alloc == PHASE_INIT));
 }
+/* crossed_backward: a backward pass began while it was alive (or it is alive at the end, or
+ * an out-of-memory error freed it: the step it was made for never finished) */
+static int crossed_backward(const classify_input *in)
+{
+    return !in->freed || in->bwd_free > in->bwd_alloc || in->cut_by_oom;
+}
+/* freed_before_backward: freed, not by an out-of-memory error, before the next backward began */
+static int freed_before_backward(const classify_input *in)
+{
+    return in->freed && !in->cut_by_oom && in->bwd_free == in->bwd_alloc;
+}
 /* device_copy: a tensor the program's own code copied on the device (clone) outside a module
  * (phases.c tells it as input and workspace together) */
 static int device_copy(const classify_input *in)
@@ -62,18 +73,16 @@ static int r_state_back(const classify_input *in)
      * step after it began, before the next backward: state the program keeps on the host
      * between steps (AdamW's moments have the weights' sizes), brought back for the step (a
      * batch lives through its backward) */
-    return host_copy(in) && in->param_sized && in->phase_alloc == PHASE_FORWARD && in->freed &&
-           !in->cut_by_oom && in->iter_free > in->iter_alloc && in->bwd_free == in->bwd_alloc;
+    return host_copy(in) && in->param_sized && in->phase_alloc == PHASE_FORWARD &&
+           freed_before_backward(in) && in->iter_free > in->iter_alloc;
 }
 /* own_cast: the program's own dtype cast of a tensor on the device, outside a module (x.float(),
- * .to(dtype)), in the loop: phases.c tells it as loss and attention together, which nothing else
- * is (no attention kernel runs under a loss), and no input (before the first forward it is made
- * as init's: master weights are parameters by their lifetime; a batch's cast after a batch went
- * onto the device is input already) */
+ * .to(dtype)), in the loop (before the first forward it is made as init's: master weights are
+ * parameters by their lifetime; a batch's cast after a batch went onto the device is input
+ * already, the replay's) */
 static int own_cast(const classify_input *in)
 {
-    return in->tensor_api && in->loss_site && in->attention && !in->input && !in->workspace &&
-           in->phase_alloc == PHASE_FORWARD;
+    return in->tensor_api && in->own_cast && !in->input && in->phase_alloc == PHASE_FORWARD;
 }
 static int r_cast_grads(const classify_input *in)
 {
@@ -81,9 +90,9 @@ static int r_cast_grads(const classify_input *in)
      * it began), before the next backward: the gradients cast for the step (fp32 master
      * gradients: m.grad = p.grad.float(), freed by zero_grad; the step is counted from the first
      * gradient freed, which can come among the casts); a batch lives through its backward */
-    return own_cast(in) && in->bwd_alloc > 0 && in->param_sized && !in->vocab_sized && in->freed &&
-           !in->cut_by_oom && in->bwd_free == in->bwd_alloc &&
-           (in->iter_free > in->iter_alloc || in->phase_free == PHASE_OPTIMIZER);
+    return own_cast(in) && in->bwd_alloc > 0 && in->param_sized && !in->vocab_sized &&
+           (in->iter_free > in->iter_alloc || in->phase_free == PHASE_OPTIMIZER) &&
+           freed_before_backward(in);
 }
 static int r_cast_logits(const classify_input *in)
 {
@@ -94,8 +103,7 @@ static int r_cast_temp(const classify_input *in)
     /* freed before a backward or a step followed: a temporary of the loop's (the logits' copy a
      * loss read, of a size the vocabulary does not tell: B*T*V elements are an embedding's V*d
      * where B*T is the width; an image batch's cast before its normalization) */
-    return own_cast(in) && in->freed && !in->cut_by_oom && in->bwd_free == in->bwd_alloc &&
-           in->iter_free == in->iter_alloc;
+    return own_cast(in) && freed_before_backward(in) && in->iter_free == in->iter_alloc;
 }
 static int r_cast_batch(const classify_input *in)
 {
@@ -116,8 +124,7 @@ static int r_optim_temp(const classify_input *in)
 }
 static int r_seg_loss(const classify_input *in)
 {
-    /* (loss and attention together: the program's own cast, own_cast) */
-    return !in->tensor_mode && in->phase_alloc == PHASE_FORWARD && in->loss_site && !in->attention;
+    return !in->tensor_mode && in->phase_alloc == PHASE_FORWARD && in->loss_site;
 }
 static int r_seg_fwd(const classify_input *in)
 {
@@ -130,12 +137,6 @@ static int r_seg_bwd(const classify_input *in)
 
 /* ---- tensors: what a tensor is, from its lifetime (alloc -> free) and its role */
 #define TEN(in) ((in)->tensor_api)
-/* crossed_backward: a backward pass began while it was alive (or it is alive at the end, or
- * an out-of-memory error freed it: the step it was made for never finished) */
-static int crossed_backward(const classify_input *in)
-{
-    return !in->freed || in->bwd_free > in->bwd_alloc || in->cut_by_oom;
-}
 static int r_workspace(const classify_input *in)
 {
     return TEN(in) && in->workspace && !in->input; /* (with input: device_copy) */

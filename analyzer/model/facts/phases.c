@@ -497,14 +497,8 @@ stack_facts phases_acc_end(const phases_acc *a)
               : init          ? PHASE_INIT
                               : PHASE_OTHER;
     /* a loss computed in the training loop (outside forward) is still the forward pass */
-    /* the cast told to classify.c as loss and attention together, which nothing else is (no
-     * attention kernel runs under a loss), and as no input: before the first forward it is made
-     * as init's (its size among the parameters'; a batch's cast then is the input already on the
-     * device's) */
-    if (cast) { /* (its phase: none, or init's) */
-        r.loss = 1;
-        r.attention = 1;
-    }
+    /* (the cast's phase: none, or init's; before the first forward it is made as init's) */
+    r.cast = (uint8_t)cast;
     return r;
 }
 

@@ -109,9 +109,10 @@ static int frozen_at_oom(const state *s, int after_oom, int phase_free)
 
 classify_input replay_input(const state *s, const replay_result *r, const live_item *it)
 {
-    int copy;
+    int copy,
+        cast = it->loss_site && it->attention; /* (an item's flags are its entry's: EF_CAST) */
     classify_input in = input_core(s, r, it->size, it->space, it->layer, it->tensor_api,
-                                   it->phase_alloc, it->loss_site, it->to_copy, &copy);
+                                   it->phase_alloc, it->loss_site && !cast, it->to_copy, &copy);
     in.phase_free = it->phase_free;
     in.iter_alloc = it->iter_alloc;
     in.iter_free = it->iter_free;
@@ -119,7 +120,8 @@ classify_input replay_input(const state *s, const replay_result *r, const live_i
     in.bwd_alloc = it->bwd_alloc;
     in.bwd_free = it->bwd_free;
     in.workspace = it->workspace;
-    in.attention = it->attention;
+    in.attention = it->attention && !cast;
+    in.own_cast = cast;
     in.cut_by_oom = it->after_oom;
     in.input = it->input;
     in.freed_at_end = kept_to_end(s, it->free_event);
@@ -150,7 +152,7 @@ replay_key2 replay_item_key(const state *s, const live_item *it)
 }
 
 /* replay_end_key (replay_state.h): what classify sees of e ending now as x says (replay_input's
- * fields, the counters ordered by classify_order) in 42 bits: e's settle key, now
+ * fields, the counters ordered by classify_order) in 43 bits: e's settle key, now
  * (replay_cats_key: every field of its allocation, what its size says now), and its end's. arec:
  * e's allocating record in the window (0: none): one that came after what a key is made of last
  * changed (keys_from) has the key it was given then (e->ckey), the one it has now. */
@@ -159,8 +161,9 @@ uint64_t replay_end_key(const state *s, const livemap_entry *e, const replay_end
     uint32_t key = arec && arec >= s->keys_from ? e->ckey : replay_cats_key(s, e);
     unsigned ranks = classify_order(e->iter, x->iter) | classify_order(e->bwd, x->bwd) << 4;
     unsigned freed = x->phase != PHASE_COUNT;
-    return (uint64_t)key | (uint64_t)(x->phase & 15) << 24 | (uint64_t)ranks << 28 |
+    return (uint64_t)(key & 0xffffff) | (uint64_t)(x->phase & 15) << 24 | (uint64_t)ranks << 28 |
            (uint64_t)freed << 36 | (uint64_t)(x->after_oom != 0) << 37 |
            (uint64_t)kept_to_end(s, x->event) << 38 | (uint64_t)(x->outlived_step != 0) << 39 |
-           (uint64_t)frozen_at_oom(s, x->after_oom, x->phase) << 40 | 1ull << 41;
+           (uint64_t)frozen_at_oom(s, x->after_oom, x->phase) << 40 | 1ull << 41 |
+           (uint64_t)(key >> 24) << 42; /* (the key's own_cast last) */
 }

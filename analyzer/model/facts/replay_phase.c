@@ -135,7 +135,7 @@ const struct stack_fx *replay_facts_slow(state *s, uint32_t id)
     }
     x->ef = (uint8_t)((x->f.loss ? EF_LOSS : 0) | (x->f.to_copy ? EF_TO_COPY : 0) |
                       (x->f.workspace ? EF_WORKSPACE : 0) | (x->f.attention ? EF_ATTENTION : 0) |
-                      (x->f.input ? EF_INPUT : 0));
+                      (x->f.input ? EF_INPUT : 0) | (x->f.cast ? EF_CAST : 0));
     return x;
 }
 

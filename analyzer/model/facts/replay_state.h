@@ -31,9 +31,10 @@ enum {
     EF_WORKSPACE = 8,
     EF_ATTENTION = 16,
     EF_INPUT = 32,
-    EF_KIND_SET =
-        64,          /* a segment PyTorch's tracker did not name: not its segment (replay_cats.c) */
-    EF_HAS_REC = 128 /* it has an allocating record in the category window (livemap_entry.rec) */
+    EF_KIND_SET = 64, /* a segment PyTorch's tracker did not name: not its segment */
+    EF_HAS_REC = 128, /* it has an allocating record in the category window (livemap_entry.rec) */
+    EF_CAST = EF_LOSS | EF_ATTENTION /* the program's own cast (stack_facts.cast: the byte has no
+                                      * bit left), a pair no other allocation has */
 };
 
 /* what the pass needs of an API id at once (state.apinfo): its level, space and layer, and
@@ -50,9 +51,10 @@ typedef struct state {
     replay_result *r;
     livemap live;
     struct stack_fx {
-        stack_facts f; /* phase 255 = not computed */
-        uint8_t ef;    /* EF_LOSS | EF_TO_COPY | EF_WORKSPACE | EF_ATTENTION | EF_INPUT of it */
-    } * facts;         /* by stack id */
+        stack_facts f;  /* phase 255 = not computed */
+        uint8_t ef;     /* EF_LOSS | EF_TO_COPY | EF_WORKSPACE | EF_ATTENTION | EF_INPUT of it */
+        uint8_t unused; /* (16 bytes: an id's entry found by a shift) */
+    } * facts;          /* by stack id */
     uint32_t nfacts;
     uint64_t level[5];
     uint8_t thread_phase[1024];
@@ -443,12 +445,14 @@ static inline int replay_provisional(int phase_alloc, int tensor_api)
 }
 /* replay_cats_key: e's settle key, from its features and the run's sizes now: the bits of
  * classify_settle_bits, packed here with fields that lie side by side taken together (the flags
- * loss_site, workspace, attention and input; param_sized and vocab_sized): about 15 instructions
- * a key fewer than its seventeen arguments took */
+ * loss_site, workspace, attention and input, less EF_CAST's pair; param_sized and vocab_sized):
+ * about 15 instructions a key fewer than its eighteen arguments took */
 static inline __attribute__((always_inline)) uint32_t replay_cats_key(const state *s,
                                                                       const livemap_entry *e)
 {
     unsigned f = e->flags, ph = e->phase, lv = e->level, tm = s->r->tensor_mode != 0;
+    unsigned cast = (f & EF_CAST) == EF_CAST; /* (its flags: own_cast's, no loss nor attention) */
+    f ^= cast * EF_CAST;
     unsigned tensor_api = (lv == L_TENSOR) | (lv == L_INNER), unsized = !s->vocab_done;
     unsigned bits = replay_size_bits(s, e->size), half = bits & 1, copy = bits >> 1 & 1;
     unsigned to_copy = (f / EF_TO_COPY & 1) & tensor_api; /* (the EF_ are powers of two) */
@@ -459,7 +463,7 @@ static inline __attribute__((always_inline)) uint32_t replay_cats_key(const stat
            (f & EF_LOSS) << 12 | (f & (EF_WORKSPACE | EF_ATTENTION | EF_INPUT)) << 13 |
            (to_copy & copy) << 13 | (bits & 1) << 14 | (bits & 4) << 13 | (e->bwd != 0) << 19 |
            unsized * ((!half) << 20 | (to_copy & !copy) << 21 | (!half & !copy) << 22) |
-           (unsigned)!replay_provisional((int)ph, (int)tensor_api) << 23;
+           (unsigned)!replay_provisional((int)ph, (int)tensor_api) << 23 | cast << 24;
 }
 /* the memos' keys (replay_cats_key_memo, replay_item_key) take fields out of words by byte masks */
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the memo keys' masks are little-endian");
