@@ -105,6 +105,12 @@ static int r_cast_temp(const classify_input *in)
      * where B*T is the width; an image batch's cast before its normalization) */
     return own_cast(in) && freed_before_backward(in) && in->iter_free == in->iter_alloc;
 }
+static int r_cast_output(const classify_input *in)
+{
+    /* made after the forward, kept into the backward: the loss's input (a batch's cast comes
+     * before the forward) */
+    return own_cast(in) && in->cast_output;
+}
 static int r_cast_batch(const classify_input *in)
 {
     return own_cast(in); /* (x.cuda().float(): a batch cast on the device before the forward) */
@@ -264,6 +270,9 @@ static int r_other(const classify_input *in)
       "the program's own dtype cast, B*T*V sized: the logits' copy for the loss")                  \
     X(cast_temp, r_cast_temp, TEMPORARIES,                                                         \
       "the program's own dtype cast, freed before a backward or a step followed: a temporary")     \
+    X(cast_output, r_cast_output, LOGITS,                                                          \
+      "the program's own dtype cast of what the forward made (its line first ran after the first " \
+      "forward began, before a backward), kept into the backward: the output's copy for the loss") \
     X(cast_inputs, r_cast_batch, INPUTS,                                                           \
       "the program's own dtype cast on the device in the loop, outside a module: a batch's")       \
     X(workspace, r_workspace, WORKSPACE, "allocated under cuBLAS's handle: its workspace, kept")   \

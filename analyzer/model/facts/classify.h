@@ -30,6 +30,9 @@ typedef struct classify_input {
     int input;        /* 1: the program's own code made / copied it onto the device (a batch) */
     int own_cast;     /* 1: the program's own dtype cast on the device, outside a module (x.float(),
                        * .to(dtype): phases.h's stack_facts.cast); no loss_site, attention, input */
+    int cast_output;  /* with own_cast: its line first ran after the run's first forward began,
+                       * before its first backward: a cast of what the forward made (its output,
+                       * for the loss: F.mse_loss(pred.float(), ...)), not a batch's */
     int cut_by_oom;   /* 1: freed while an out-of-memory error unwound the step */
     int freed_at_end; /* 1: freed after the run's last allocation (kept to the end), in a run
                        * that never freed a gradient */
@@ -51,29 +54,28 @@ category classify(const classify_input *in, int *rule_out);
 
 /* classify_settle_key: an allocation's features (in: its fields but the end's) and what may still
  * change of them (param_sized, weight_copy, vocab_sized may still become 1; end_counts: its being
- * alive at the end is an end to settle, 0: the caller's business), as 25 bits. */
+ * alive at the end is an end to settle, 0: the caller's business), as 26 bits. */
 uint32_t classify_settle_key(const classify_input *in, int param_may, int weight_copy_may,
                              int vocab_may, int end_counts);
 /* classify_settle_bits: the same from the fields themselves (flags 0 / 1; no struct to fill):
  * bits 0-3 space, 4-5 layer, 6 tensor_api, 7 tensor_mode, 8-11 phase_alloc, 12 loss_site, 13
  * weight_copy, 14 param_sized, 15 vocab_sized, 16 workspace, 17 attention, 18 input, 19 bwd_alloc
  * > 0, 20 param_sized may still change, 21 weight_copy may, 22 vocab_sized may, 23 the end counts,
- * 24 own_cast. */
-static inline uint32_t classify_settle_bits(unsigned space, unsigned layer, unsigned tensor_api,
-                                            unsigned tensor_mode, unsigned phase_alloc,
-                                            unsigned loss_site, unsigned weight_copy,
-                                            unsigned param_sized, unsigned vocab_sized,
-                                            unsigned workspace, unsigned attention, unsigned input,
-                                            unsigned bwd_alloc_pos, unsigned param_may,
-                                            unsigned weight_copy_may, unsigned vocab_may,
-                                            unsigned end_counts, unsigned own_cast)
+ * 24 own_cast, 25 cast_output. */
+static inline uint32_t
+classify_settle_bits(unsigned space, unsigned layer, unsigned tensor_api, unsigned tensor_mode,
+                     unsigned phase_alloc, unsigned loss_site, unsigned weight_copy,
+                     unsigned param_sized, unsigned vocab_sized, unsigned workspace,
+                     unsigned attention, unsigned input, unsigned bwd_alloc_pos, unsigned param_may,
+                     unsigned weight_copy_may, unsigned vocab_may, unsigned end_counts,
+                     unsigned own_cast, unsigned cast_output)
 {
     return (space & 15) | (layer & 3) << 4 | tensor_api << 6 | tensor_mode << 7 |
            (phase_alloc & 15) << 8 | loss_site << 12 | weight_copy << 13 | param_sized << 14 |
            vocab_sized << 15 | workspace << 16 | attention << 17 | input << 18 |
            bwd_alloc_pos << 19 | (param_may & !param_sized) << 20 |
            (weight_copy_may & !weight_copy) << 21 | vocab_may << 22 | end_counts << 23 |
-           own_cast << 24;
+           own_cast << 24 | cast_output << 25;
 }
 /* What has happened since the allocation (classify_settled's now). */
 enum {

@@ -13,17 +13,17 @@
 
 /* The settle key (classify_settle_bits): iter_alloc is 0 and bwd_alloc 0 or 1 in it (rules compare
  * the counters only with each other and 0). */
-#define KEY_BITS 25
+#define KEY_BITS 26
 
 uint32_t classify_settle_key(const classify_input *in, int param_may, int weight_copy_may,
                              int vocab_may, int end_counts)
 {
-    return classify_settle_bits((unsigned)in->space, (unsigned)in->layer, in->tensor_api != 0,
-                                in->tensor_mode != 0, (unsigned)in->phase_alloc, in->loss_site != 0,
-                                in->weight_copy != 0, in->param_sized != 0, in->vocab_sized != 0,
-                                in->workspace != 0, in->attention != 0, in->input != 0,
-                                in->bwd_alloc > 0, param_may != 0, weight_copy_may != 0,
-                                vocab_may != 0, end_counts != 0, in->own_cast != 0);
+    return classify_settle_bits(
+        (unsigned)in->space, (unsigned)in->layer, in->tensor_api != 0, in->tensor_mode != 0,
+        (unsigned)in->phase_alloc, in->loss_site != 0, in->weight_copy != 0, in->param_sized != 0,
+        in->vocab_sized != 0, in->workspace != 0, in->attention != 0, in->input != 0,
+        in->bwd_alloc > 0, param_may != 0, weight_copy_may != 0, vocab_may != 0, end_counts != 0,
+        in->own_cast != 0, in->cast_output != 0);
 }
 
 /* settle: classify() over every end an allocation of key can still have, now. */
@@ -40,7 +40,7 @@ static category settle(uint32_t key, unsigned now)
     in.iter_alloc = 0, in.bwd_alloc = key >> 19 & 1;
     int param_may = key >> 20 & 1, wc_may = key >> 21 & 1, vocab_may = key >> 22 & 1;
     int end_counts = key >> 23 & 1;
-    in.own_cast = key >> 24 & 1;
+    in.own_cast = key >> 24 & 1, in.cast_output = key >> 25 & 1;
     uint32_t iter = (now & CLS_ITER_PASSED) != 0;
     uint32_t bwd = in.bwd_alloc + ((now & CLS_BWD_PASSED) != 0);
     /* the ends told apart: a counter already past its allocation's is past it at either value
@@ -98,7 +98,7 @@ static category settle(uint32_t key, unsigned now)
 
 /* the settle key names every field classify() reads but the ones a lifetime's end sets: a new
  * field of classify_input belongs in it (or among those settle() walks) */
-_Static_assert(sizeof(classify_input) == 92, "classify_input changed: update the settle key");
+_Static_assert(sizeof(classify_input) == 96, "classify_input changed: update the settle key");
 
 /* classify_settled_slow: classify_settled's answer not yet in m: worked out and kept. */
 category classify_settled_slow(uint32_t key, unsigned now, classify_memo *m)
@@ -154,6 +154,7 @@ category classify_settled_slow(uint32_t key, unsigned now, classify_memo *m)
     X(attention, 1)                                                                                \
     X(input, 1)                                                                                    \
     X(own_cast, 1)                                                                                 \
+    X(cast_output, 1)                                                                              \
     X(cut_by_oom, 1)                                                                               \
     X(freed_at_end, 1)                                                                             \
     X(outlived_step, 1)                                                                            \

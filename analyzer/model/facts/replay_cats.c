@@ -103,7 +103,7 @@ static inline void try_settle(state *s, livemap_entry *e, catpeaks_rec *r, uint6
                        (w->grad_free_event > e->alloc_event ? CLS_OUTLIVED : 0);
         if (m < w->keys_from) /* allocated before what its key says last changed */
             e->ckey = replay_cats_key(s, e);
-        uint32_t full = e->ckey << 5 | now; /* (the key has 25 bits) */
+        uint32_t full = e->ckey << 5 | now; /* (the key has 26 bits) */
         if (full != w->full) /* (the allocations the sweep settles together are much alike) */
             w->full = full, w->cat = classify_settled(e->ckey, now, &s->cmemo);
         c = w->cat;

@@ -119,9 +119,10 @@ classify_input replay_input(const state *s, const replay_result *r, const live_i
     in.freed = it->phase_free != PHASE_COUNT;
     in.bwd_alloc = it->bwd_alloc;
     in.bwd_free = it->bwd_free;
-    in.workspace = it->workspace;
+    in.workspace = it->workspace && !cast; /* (with EF_CAST: EF_CAST_OUT) */
     in.attention = it->attention && !cast;
     in.own_cast = cast;
+    in.cast_output = cast && it->workspace;
     in.cut_by_oom = it->after_oom;
     in.input = it->input;
     in.freed_at_end = kept_to_end(s, it->free_event);
@@ -152,7 +153,7 @@ replay_key2 replay_item_key(const state *s, const live_item *it)
 }
 
 /* replay_end_key (replay_state.h): what classify sees of e ending now as x says (replay_input's
- * fields, the counters ordered by classify_order) in 43 bits: e's settle key, now
+ * fields, the counters ordered by classify_order) in 44 bits: e's settle key, now
  * (replay_cats_key: every field of its allocation, what its size says now), and its end's. arec:
  * e's allocating record in the window (0: none): one that came after what a key is made of last
  * changed (keys_from) has the key it was given then (e->ckey), the one it has now. */
@@ -165,5 +166,5 @@ uint64_t replay_end_key(const state *s, const livemap_entry *e, const replay_end
            (uint64_t)freed << 36 | (uint64_t)(x->after_oom != 0) << 37 |
            (uint64_t)kept_to_end(s, x->event) << 38 | (uint64_t)(x->outlived_step != 0) << 39 |
            (uint64_t)frozen_at_oom(s, x->after_oom, x->phase) << 40 | 1ull << 41 |
-           (uint64_t)(key >> 24) << 42; /* (the key's own_cast last) */
+           (uint64_t)(key >> 24) << 42; /* (the key's own_cast, cast_output last) */
 }

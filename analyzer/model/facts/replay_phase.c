@@ -136,6 +136,11 @@ const struct stack_fx *replay_facts_slow(state *s, uint32_t id)
     x->ef = (uint8_t)((x->f.loss ? EF_LOSS : 0) | (x->f.to_copy ? EF_TO_COPY : 0) |
                       (x->f.workspace ? EF_WORKSPACE : 0) | (x->f.attention ? EF_ATTENTION : 0) |
                       (x->f.input ? EF_INPUT : 0) | (x->f.cast ? EF_CAST : 0));
+    /* the program's own cast whose line first ran after the run's first forward began, before
+     * its first backward or step: of what the forward made (its output, for the loss), where a
+     * batch's cast comes before the forward (made as init's then) */
+    if (x->f.cast && s->seen_forward && !s->bwd && !s->iter)
+        x->ef |= EF_CAST_OUT;
     return x;
 }
 

@@ -33,8 +33,9 @@ enum {
     EF_INPUT = 32,
     EF_KIND_SET = 64, /* a segment PyTorch's tracker did not name: not its segment */
     EF_HAS_REC = 128, /* it has an allocating record in the category window (livemap_entry.rec) */
-    EF_CAST = EF_LOSS | EF_ATTENTION /* the program's own cast (stack_facts.cast: the byte has no
-                                      * bit left), a pair no other allocation has */
+    EF_CAST = EF_LOSS | EF_ATTENTION, /* the program's own cast (stack_facts.cast: the byte has no
+                                       * bit left), a pair no other allocation has */
+    EF_CAST_OUT = EF_CAST | EF_WORKSPACE /* one first made after the forward (replay_facts_slow) */
 };
 
 /* what the pass needs of an API id at once (state.apinfo): its level, space and layer, and
@@ -451,8 +452,8 @@ static inline __attribute__((always_inline)) uint32_t replay_cats_key(const stat
                                                                       const livemap_entry *e)
 {
     unsigned f = e->flags, ph = e->phase, lv = e->level, tm = s->r->tensor_mode != 0;
-    unsigned cast = (f & EF_CAST) == EF_CAST; /* (its flags: own_cast's, no loss nor attention) */
-    f ^= cast * EF_CAST;
+    unsigned cast = (f & EF_CAST) == EF_CAST, out = cast & (f / EF_WORKSPACE & 1); /* EF_CAST_OUT */
+    f ^= cast * EF_CAST | out * EF_WORKSPACE; /* (own_cast and cast_output: no loss, attention) */
     unsigned tensor_api = (lv == L_TENSOR) | (lv == L_INNER), unsized = !s->vocab_done;
     unsigned bits = replay_size_bits(s, e->size), half = bits & 1, copy = bits >> 1 & 1;
     unsigned to_copy = (f / EF_TO_COPY & 1) & tensor_api; /* (the EF_ are powers of two) */
@@ -463,7 +464,7 @@ static inline __attribute__((always_inline)) uint32_t replay_cats_key(const stat
            (f & EF_LOSS) << 12 | (f & (EF_WORKSPACE | EF_ATTENTION | EF_INPUT)) << 13 |
            (to_copy & copy) << 13 | (bits & 1) << 14 | (bits & 4) << 13 | (e->bwd != 0) << 19 |
            unsized * ((!half) << 20 | (to_copy & !copy) << 21 | (!half & !copy) << 22) |
-           (unsigned)!replay_provisional((int)ph, (int)tensor_api) << 23 | cast << 24;
+           (unsigned)!replay_provisional((int)ph, (int)tensor_api) << 23 | cast << 24 | out << 25;
 }
 /* the memos' keys (replay_cats_key_memo, replay_item_key) take fields out of words by byte masks */
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the memo keys' masks are little-endian");
