@@ -14,13 +14,18 @@
 # in its category: the masters parameters, the master gradients gradients, the logits' copy
 # logits/loss (the vocabulary read from the 16-bit embedding, the fp32 masters made after it:
 # before, none, and the copy a temporary), the mask's cast inputs.
+# With --masters_after_batch (the first batch moved onto the device before the masters are made)
+# the masters had been "inputs" (what the loop makes after a batch and before the first forward
+# is the step's input), their gradients' casts logits/loss and temporaries; the same checks hold.
 set -u
 . "$ROOT/tests/sim_env.sh"
-timeout 300 "$VT" run -q --card 3GiB -o run.vt -- python3 "$ROOT/tests/python/own_casts.py" \
-    </dev/null >run.out 2>&1 || fail "run failed: $(tail -n 3 run.out)"
-report_both run
-"$VT" flame --at all run.vt >run.flame || fail "flame --at all failed"
-python3 - run.json run.out run.flame "$ROOT/tests/python/own_casts.py" <<'PY' || fail "see above"
+for args in "" --masters_after_batch; do
+base=run${args:+_${args#--}}
+timeout 300 "$VT" run -q --card 3GiB -o $base.vt -- python3 "$ROOT/tests/python/own_casts.py" $args \
+    </dev/null >$base.out 2>&1 || fail "${args:-run}: run failed: $(tail -n 3 $base.out)"
+report_both $base
+"$VT" flame --at all $base.vt >$base.flame || fail "${args:-run}: flame --at all failed"
+python3 - $base.json $base.out $base.flame "$ROOT/tests/python/own_casts.py" <<'PY' || fail "${args:-run}: see above"
 import json, re, sys
 r = json.load(open(sys.argv[1]))
 t = next(json.loads(l.split(" ", 1)[1]) for l in open(sys.argv[2]) if l.startswith("VRAMTRACE_TORCH_STATS "))
@@ -61,4 +66,5 @@ if peaks["autocast_copies"]:
 print("\n".join(bad))
 raise SystemExit(1 if bad else 0)
 PY
+done
 echo "own_casts: ok (the program's own casts: masters as parameters, master gradients as gradients, the logits' copy as logits)"

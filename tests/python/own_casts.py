@@ -5,8 +5,11 @@ Python frame): bf16 weights on the device (no autocast), fp32 MASTER weights kep
 each backward (m.grad = p.grad.float(), freed by zero_grad after the step), AdamW (foreach) over the
 masters, the result copied back; the logits cast to fp32 for the loss (logits.float()), and a
 per-token loss mask drawn on the host, moved to the device and cast there before the forward
-(mask.cuda().float(), a batch's cast, alive until the next one). Prints its truth (VRAMTRACE_TORCH_STATS): the weights', the
-masters', the master gradients', the logits copy's, the mask's and the token ids' bytes. Used by
+(mask.cuda().float(), a batch's cast, alive until the next one). With --masters_after_batch the
+first batch goes onto the device before the masters are made; with --keep_grads the masters' .grad
+are kept across steps (zero_grad(set_to_none=False): cast once after the first backward, copied
+into after the others). Prints its truth (VRAMTRACE_TORCH_STATS): the weights', the masters', the
+master gradients', the logits copy's, the mask's and the token ids' bytes. Used by
 tests/integration/own_casts.sh."""
 import argparse
 import os
@@ -60,6 +63,8 @@ def main():
     ap.add_argument("--n_head", type=int, default=4)
     ap.add_argument("--vocab_size", type=int, default=8192)
     ap.add_argument("--max_iters", type=int, default=3)
+    ap.add_argument("--masters_after_batch", action="store_true")
+    ap.add_argument("--keep_grads", action="store_true")
     a = ap.parse_args()
     B, T, V = a.batch_size, a.block_size, a.vocab_size
     truth = {"batch_size": B, "seq_len": T, "vocab_size": V, "steps": 0, "oom": False, "oom_phase": None,
@@ -71,12 +76,14 @@ def main():
         model.to("cuda")
         params = list(model.parameters())
         truth["param_bytes"] = tensor_bytes(params)
+        first = torch.randint(0, V, (B, T)).to("cuda") if a.masters_after_batch else None
         master = [nn.Parameter(p.detach().float()) for p in params]
         truth["master_bytes"] = tensor_bytes(master)
         opt = torch.optim.AdamW(master, lr=3e-4, foreach=True)
         for it in range(a.max_iters):
             phase = "forward"
-            x = torch.randint(0, V, (B, T)).to("cuda")
+            x = first if first is not None else torch.randint(0, V, (B, T)).to("cuda")
+            first = None
             mask = torch.randint(0, 2, (B, T)).cuda().float()
             logits = model(x)
             per_token = F.cross_entropy(logits.float().view(-1, V), x.view(-1), reduction="none")
@@ -86,11 +93,14 @@ def main():
             loss.backward()
             phase = "optimizer"
             for m, p in zip(master, params):
-                m.grad = p.grad.float()
+                if a.keep_grads and m.grad is not None:
+                    m.grad.copy_(p.grad)
+                else:
+                    m.grad = p.grad.float()
                 p.grad = None
             truth["master_grad_bytes"] = tensor_bytes(m.grad for m in master)
             opt.step()
-            opt.zero_grad(set_to_none=True)
+            opt.zero_grad(set_to_none=not a.keep_grads)
             for m, p in zip(master, params):
                 p.copy_(m)
             truth["steps"] = it + 1

@@ -144,6 +144,12 @@ const struct stack_fx *replay_facts_slow(state *s, uint32_t id)
     return x;
 }
 
+uint8_t replay_phase_init_input(const state *s, uint8_t ef, uint64_t size)
+{
+    int master = (ef & EF_CAST) == EF_CAST && !(size & 3) && replay_phase_half_has(s, size / 4);
+    return master ? 0 : EF_INPUT;
+}
+
 void replay_phase_vocab(state *s)
 {
     s->news |= s->vocab_done ? 0 : REPLAY_NEWS_VOCAB;

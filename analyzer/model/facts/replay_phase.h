@@ -18,6 +18,11 @@ static inline __attribute__((always_inline)) const struct stack_fx *facts_of(sta
 }
 /* replay_phase_vocab: at the first forward, from the tensors made before it (the parameters). */
 void replay_phase_vocab(state *s);
+/* replay_phase_init_input: the flag an allocation of flags ef and size bytes made after a batch
+ * went onto the device, before the first forward, outside a module's construction, takes: EF_INPUT
+ * (the step's input), or 0 for the program's own cast of twice a parameter's size (an fp32 master
+ * of a 16-bit weight, nn.Parameter(p.detach().float()): a parameter as masters made before) */
+uint8_t replay_phase_init_input(const state *s, uint8_t ef, uint64_t size);
 
 /* replay_phase_event: the phase of an event. Allocations: the autograd engine's threads (the
  * event's backward flag) are the backward; on the main thread the stack says optimizer
@@ -77,7 +82,7 @@ replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8_t *loss
     if (p == PHASE_INIT && (f->ef & EF_INPUT))
         s->init_input = 1;
     else if (p == PHASE_INIT && s->init_input && f->f.phase != PHASE_INIT)
-        *loss |= EF_INPUT;
+        *loss |= replay_phase_init_input(s, f->ef, ev->size);
     /* on the calling thread under torch's backward, before the engine runs: the backward's
      * starting gradient (torch.autograd's _make_grads: ones_like of the loss); no parameter's
      * gradient (the engine's threads make those), nor is its free one zero_grad frees (a scalar
