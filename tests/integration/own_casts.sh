@@ -17,15 +17,18 @@
 # With --masters_after_batch (the first batch moved onto the device before the masters are made)
 # the masters had been "inputs" (what the loop makes after a batch and before the first forward
 # is the step's input), their gradients' casts logits/loss and temporaries; the same checks hold.
+# With --keep_grads (zero_grad(set_to_none=False): the master gradients cast once, after the
+# first backward, kept across steps and copied into) they had been "inputs"; now gradients, every
+# byte of the one cast each, the gradients' peak the same.
 set -u
 . "$ROOT/tests/sim_env.sh"
-for args in "" --masters_after_batch; do
+for args in "" --masters_after_batch --keep_grads; do
 base=run${args:+_${args#--}}
 timeout 300 "$VT" run -q --card 3GiB -o $base.vt -- python3 "$ROOT/tests/python/own_casts.py" $args \
     </dev/null >$base.out 2>&1 || fail "${args:-run}: run failed: $(tail -n 3 $base.out)"
 report_both $base
 "$VT" flame --at all $base.vt >$base.flame || fail "${args:-run}: flame --at all failed"
-python3 - $base.json $base.out $base.flame "$ROOT/tests/python/own_casts.py" <<'PY' || fail "${args:-run}: see above"
+python3 - $base.json $base.out $base.flame "$ROOT/tests/python/own_casts.py" "$args" <<'PY' || fail "${args:-run}: see above"
 import json, re, sys
 r = json.load(open(sys.argv[1]))
 t = next(json.loads(l.split(" ", 1)[1]) for l in open(sys.argv[2]) if l.startswith("VRAMTRACE_TORCH_STATS "))
@@ -38,7 +41,7 @@ src = open(sys.argv[4]).read().split("\n")
 main = src.index("def main():")
 line = lambda text: next(i + 1 for i, l in enumerate(src) if i > main and text in l)
 want = {line("nn.Parameter(p.detach().float())"): ("parameters", t["master_bytes"]),
-        line("m.grad = p.grad.float()"): ("gradients", t["steps"] * t["master_grad_bytes"]),
+        line("m.grad = p.grad.float()"): ("gradients", (1 if sys.argv[5] == "--keep_grads" else t["steps"]) * t["master_grad_bytes"]),
         line("logits.float().view("): ("logits_loss", t["steps"] * t["logits_copy_bytes"]),
         line(".cuda().float()"): ("inputs", t["steps"] * t["mask_bytes"])}
 got = {}

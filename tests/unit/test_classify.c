@@ -268,6 +268,20 @@ static void test_own_casts(void **st)
     in = own(PHASE_FORWARD, 1, 1);
     in.cast_output = 1;
     assert_int_equal(cat_of(in), CAT_TEMPORARIES);
+    /* master gradients kept between steps (zero_grad(set_to_none=False)): a weight's size, cast
+     * after the first backward (its line first ran before the first step), alive to the end or
+     * freed after a later backward (recast); a batch's cast of a weight's size is none (its line
+     * ran before the forward); not a weight's size: a batch's */
+    in = own(PHASE_COUNT, 1, 1);
+    in.cast_grads = in.param_sized = 1;
+    assert_int_equal(cat_of(in), CAT_GRADIENTS);
+    in = own(PHASE_FORWARD, 1, 2);
+    in.cast_grads = in.param_sized = 1;
+    assert_int_equal(cat_of(in), CAT_GRADIENTS);
+    in.cast_grads = 0;
+    assert_int_equal(cat_of(in), CAT_INPUTS);
+    in.cast_grads = 1, in.param_sized = 0;
+    assert_int_equal(cat_of(in), CAT_INPUTS);
     /* made before the first forward: init's (master weights kept are parameters); the batch's
      * cast is input already there (the replay: a batch went onto the device before it) */
     in = own(PHASE_COUNT, 0, 0);
@@ -350,7 +364,8 @@ static category every_end(uint32_t key, unsigned now)
     in.tensor_api = key >> 6 & 1, in.phase_alloc = (int)(key >> 8 & 15);
     in.loss_site = key >> 12 & 1, in.workspace = key >> 16 & 1;
     in.attention = key >> 17 & 1, in.input = key >> 18 & 1, in.bwd_alloc = key >> 19 & 1;
-    in.own_cast = key >> 24 & 1, in.cast_output = key >> 25 & 1;
+    unsigned kind = key >> 24 & 3;
+    in.own_cast = kind != 0, in.cast_output = kind == 2, in.cast_grads = kind == 3;
     uint32_t it0 = (now & CLS_ITER_PASSED) != 0, bw0 = in.bwd_alloc + ((now & CLS_BWD_PASSED) != 0);
     category cat = CAT_COUNT;
     int first = 1;
@@ -398,9 +413,9 @@ static void test_settled_is_every_end(void **st)
     classify_memo m = {0};
     unsigned long n = 0, settled = 0;
     /* roles: none, the loss's, an attention kernel's, the program's own cast (a batch's, the
-     * forward's output's); sizes: none, a parameter's, a parameter's still to come, logits still
-     * to come */
-    static const unsigned roles[] = {0, 1u << 12, 1u << 17, 1u << 24, 3u << 24},
+     * forward's output's, the backward's gradients'); sizes: none, a parameter's, a parameter's
+     * still to come, logits still to come */
+    static const unsigned roles[] = {0, 1u << 12, 1u << 17, 1u << 24, 2u << 24, 3u << 24},
                           sizes[] = {0, 1u << 14, 1u << 20, 1u << 21 | 1u << 22};
     for (unsigned ph = 0; ph < PHASE_COUNT; ph++)
         for (unsigned ten = 0; ten < 2; ten++)

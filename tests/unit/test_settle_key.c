@@ -20,15 +20,16 @@ static uint32_t key_by_fields(const state *s, const livemap_entry *e)
 {
     unsigned f = e->flags, ph = e->phase, lv = e->level, tm = s->r->tensor_mode != 0;
     unsigned cast = (f & (EF_LOSS | EF_ATTENTION)) == (EF_LOSS | EF_ATTENTION);
+    unsigned out = cast && (f & EF_WORKSPACE), grad = out && (f & EF_INPUT); /* (the cast's kind) */
     unsigned tensor_api = (lv == L_TENSOR) | (lv == L_INNER), unsized = !s->vocab_done;
     unsigned bits = replay_size_bits(s, e->size), half = bits & 1, copy = bits >> 1 & 1;
     unsigned to_copy = (f & EF_TO_COPY) != 0 && tensor_api;
     return classify_settle_bits(
         e->space, reader_api_layer(e->api), tensor_api, tm, ph, (f & EF_LOSS) != 0 && !cast,
         to_copy & copy, half, bits >> 2 & 1, (f & EF_WORKSPACE) != 0 && !cast,
-        (f & EF_ATTENTION) != 0 && !cast, (f & EF_INPUT) != 0, e->bwd != 0, unsized,
+        (f & EF_ATTENTION) != 0 && !cast, (f & EF_INPUT) != 0 && !grad, e->bwd != 0, unsized,
         unsized & to_copy, unsized & !half & !copy, !replay_provisional((int)ph, (int)tensor_api),
-        cast, cast && (f & EF_WORKSPACE));
+        cast ? 1 + out + grad : 0);
 }
 
 /* api_of_layer: an API id of that layer (an entry's layer is its API's), 256 when none is */

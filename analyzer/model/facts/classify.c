@@ -94,6 +94,15 @@ static int r_cast_grads(const classify_input *in)
            (in->iter_free > in->iter_alloc || in->phase_free == PHASE_OPTIMIZER) &&
            freed_before_backward(in);
 }
+static int r_cast_grads_kept(const classify_input *in)
+{
+    /* a weight's size, cast after the first backward (the line first ran before the first step),
+     * kept across the backward after it: master gradients kept between steps
+     * (zero_grad(set_to_none=False) zeroes them in place), not a batch's cast (made before the
+     * forward) */
+    return own_cast(in) && in->cast_grads && in->param_sized && !in->vocab_sized &&
+           crossed_backward(in);
+}
 static int r_cast_logits(const classify_input *in)
 {
     return own_cast(in) && in->vocab_sized; /* B*T*V: the logits' copy for the loss */
@@ -266,6 +275,10 @@ static int r_other(const classify_input *in)
     X(cast_gradients, r_cast_grads, GRADIENTS,                                                     \
       "the program's own dtype cast of a weight's size, made after a backward and freed by the "   \
       "optimizer step that followed, before the next backward: gradients cast for the step")       \
+    X(cast_gradients_kept, r_cast_grads_kept, GRADIENTS,                                           \
+      "the program's own dtype cast of a weight's size whose line first ran after the first "      \
+      "backward, before the first step, kept across a backward: master gradients kept between "    \
+      "steps")                                                                                     \
     X(cast_logits, r_cast_logits, LOGITS,                                                          \
       "the program's own dtype cast, B*T*V sized: the logits' copy for the loss")                  \
     X(cast_temp, r_cast_temp, TEMPORARIES,                                                         \

@@ -33,6 +33,9 @@ typedef struct classify_input {
     int cast_output;  /* with own_cast: its line first ran after the run's first forward began,
                        * before its first backward: a cast of what the forward made (its output,
                        * for the loss: F.mse_loss(pred.float(), ...)), not a batch's */
+    int cast_grads;   /* with own_cast: its line first ran after the run's first backward began,
+                       * before its first optimizer step: a cast of what the backward made (fp32
+                       * master gradients, m.grad = p.grad.float()), not a batch's */
     int cut_by_oom;   /* 1: freed while an out-of-memory error unwound the step */
     int freed_at_end; /* 1: freed after the run's last allocation (kept to the end), in a run
                        * that never freed a gradient */
@@ -61,21 +64,22 @@ uint32_t classify_settle_key(const classify_input *in, int param_may, int weight
  * bits 0-3 space, 4-5 layer, 6 tensor_api, 7 tensor_mode, 8-11 phase_alloc, 12 loss_site, 13
  * weight_copy, 14 param_sized, 15 vocab_sized, 16 workspace, 17 attention, 18 input, 19 bwd_alloc
  * > 0, 20 param_sized may still change, 21 weight_copy may, 22 vocab_sized may, 23 the end counts,
- * 24 own_cast, 25 cast_output. */
-static inline uint32_t
-classify_settle_bits(unsigned space, unsigned layer, unsigned tensor_api, unsigned tensor_mode,
-                     unsigned phase_alloc, unsigned loss_site, unsigned weight_copy,
-                     unsigned param_sized, unsigned vocab_sized, unsigned workspace,
-                     unsigned attention, unsigned input, unsigned bwd_alloc_pos, unsigned param_may,
-                     unsigned weight_copy_may, unsigned vocab_may, unsigned end_counts,
-                     unsigned own_cast, unsigned cast_output)
+ * 24-25 the program's own cast: 0 none, 1 one (own_cast), 2 cast_output, 3 cast_grads. */
+static inline uint32_t classify_settle_bits(unsigned space, unsigned layer, unsigned tensor_api,
+                                            unsigned tensor_mode, unsigned phase_alloc,
+                                            unsigned loss_site, unsigned weight_copy,
+                                            unsigned param_sized, unsigned vocab_sized,
+                                            unsigned workspace, unsigned attention, unsigned input,
+                                            unsigned bwd_alloc_pos, unsigned param_may,
+                                            unsigned weight_copy_may, unsigned vocab_may,
+                                            unsigned end_counts, unsigned cast_kind)
 {
     return (space & 15) | (layer & 3) << 4 | tensor_api << 6 | tensor_mode << 7 |
            (phase_alloc & 15) << 8 | loss_site << 12 | weight_copy << 13 | param_sized << 14 |
            vocab_sized << 15 | workspace << 16 | attention << 17 | input << 18 |
            bwd_alloc_pos << 19 | (param_may & !param_sized) << 20 |
            (weight_copy_may & !weight_copy) << 21 | vocab_may << 22 | end_counts << 23 |
-           own_cast << 24 | cast_output << 25;
+           (cast_kind & 3) << 24;
 }
 /* What has happened since the allocation (classify_settled's now). */
 enum {

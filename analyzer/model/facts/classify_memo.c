@@ -23,7 +23,7 @@ uint32_t classify_settle_key(const classify_input *in, int param_may, int weight
         (unsigned)in->phase_alloc, in->loss_site != 0, in->weight_copy != 0, in->param_sized != 0,
         in->vocab_sized != 0, in->workspace != 0, in->attention != 0, in->input != 0,
         in->bwd_alloc > 0, param_may != 0, weight_copy_may != 0, vocab_may != 0, end_counts != 0,
-        in->own_cast != 0, in->cast_output != 0);
+        in->own_cast ? 1u + (in->cast_output != 0) + 2u * (in->cast_grads != 0) : 0u);
 }
 
 /* settle: classify() over every end an allocation of key can still have, now. */
@@ -40,7 +40,8 @@ static category settle(uint32_t key, unsigned now)
     in.iter_alloc = 0, in.bwd_alloc = key >> 19 & 1;
     int param_may = key >> 20 & 1, wc_may = key >> 21 & 1, vocab_may = key >> 22 & 1;
     int end_counts = key >> 23 & 1;
-    in.own_cast = key >> 24 & 1, in.cast_output = key >> 25 & 1;
+    unsigned kind = key >> 24 & 3; /* (classify_settle_bits) */
+    in.own_cast = kind != 0, in.cast_output = kind == 2, in.cast_grads = kind == 3;
     uint32_t iter = (now & CLS_ITER_PASSED) != 0;
     uint32_t bwd = in.bwd_alloc + ((now & CLS_BWD_PASSED) != 0);
     /* the ends told apart: a counter already past its allocation's is past it at either value
@@ -98,7 +99,7 @@ static category settle(uint32_t key, unsigned now)
 
 /* the settle key names every field classify() reads but the ones a lifetime's end sets: a new
  * field of classify_input belongs in it (or among those settle() walks) */
-_Static_assert(sizeof(classify_input) == 96, "classify_input changed: update the settle key");
+_Static_assert(sizeof(classify_input) == 100, "classify_input changed: update the settle key");
 
 /* classify_settled_slow: classify_settled's answer not yet in m: worked out and kept. */
 category classify_settled_slow(uint32_t key, unsigned now, classify_memo *m)
@@ -155,6 +156,7 @@ category classify_settled_slow(uint32_t key, unsigned now, classify_memo *m)
     X(input, 1)                                                                                    \
     X(own_cast, 1)                                                                                 \
     X(cast_output, 1)                                                                              \
+    X(cast_grads, 1)                                                                               \
     X(cut_by_oom, 1)                                                                               \
     X(freed_at_end, 1)                                                                             \
     X(outlived_step, 1)                                                                            \

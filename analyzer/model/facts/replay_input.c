@@ -119,12 +119,14 @@ classify_input replay_input(const state *s, const replay_result *r, const live_i
     in.freed = it->phase_free != PHASE_COUNT;
     in.bwd_alloc = it->bwd_alloc;
     in.bwd_free = it->bwd_free;
-    in.workspace = it->workspace && !cast; /* (with EF_CAST: EF_CAST_OUT) */
+    int ws = cast && it->workspace, gr = ws && it->input; /* (EF_CAST_OUT, EF_CAST_GRAD) */
+    in.workspace = it->workspace && !cast;
     in.attention = it->attention && !cast;
     in.own_cast = cast;
-    in.cast_output = cast && it->workspace;
+    in.cast_output = ws && !gr;
+    in.cast_grads = gr;
     in.cut_by_oom = it->after_oom;
-    in.input = it->input;
+    in.input = it->input && !gr;
     in.freed_at_end = kept_to_end(s, it->free_event);
     in.outlived_step = it->outlived_step;
     in.frozen_oom = frozen_at_oom(s, it->after_oom, it->phase_free);
@@ -166,5 +168,5 @@ uint64_t replay_end_key(const state *s, const livemap_entry *e, const replay_end
            (uint64_t)freed << 36 | (uint64_t)(x->after_oom != 0) << 37 |
            (uint64_t)kept_to_end(s, x->event) << 38 | (uint64_t)(x->outlived_step != 0) << 39 |
            (uint64_t)frozen_at_oom(s, x->after_oom, x->phase) << 40 | 1ull << 41 |
-           (uint64_t)(key >> 24) << 42; /* (the key's own_cast, cast_output last) */
+           (uint64_t)(key >> 24) << 42; /* (the key's cast kind last) */
 }

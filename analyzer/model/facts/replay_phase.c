@@ -138,9 +138,12 @@ const struct stack_fx *replay_facts_slow(state *s, uint32_t id)
                       (x->f.input ? EF_INPUT : 0) | (x->f.cast ? EF_CAST : 0));
     /* the program's own cast whose line first ran after the run's first forward began, before
      * its first backward or step: of what the forward made (its output, for the loss), where a
-     * batch's cast comes before the forward (made as init's then) */
+     * batch's cast comes before the forward (made as init's then); after its first backward
+     * began, before its first step: of what the backward made (master gradients) */
     if (x->f.cast && s->seen_forward && !s->bwd && !s->iter)
         x->ef |= EF_CAST_OUT;
+    else if (x->f.cast && s->bwd && !s->iter)
+        x->ef |= EF_CAST_GRAD;
     return x;
 }
 

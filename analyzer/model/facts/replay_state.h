@@ -33,9 +33,9 @@ enum {
     EF_INPUT = 32,
     EF_KIND_SET = 64, /* a segment PyTorch's tracker did not name: not its segment */
     EF_HAS_REC = 128, /* it has an allocating record in the category window (livemap_entry.rec) */
-    EF_CAST = EF_LOSS | EF_ATTENTION, /* the program's own cast (stack_facts.cast: the byte has no
-                                       * bit left), a pair no other allocation has */
-    EF_CAST_OUT = EF_CAST | EF_WORKSPACE /* one first made after the forward (replay_facts_slow) */
+    EF_CAST = EF_LOSS | EF_ATTENTION,     /* the program's own cast (stack_facts.cast): a pair, */
+    EF_CAST_OUT = EF_CAST | EF_WORKSPACE, /* the byte full; its line first run after a forward, */
+    EF_CAST_GRAD = EF_CAST_OUT | EF_INPUT /* after a backward, before a step (replay_facts_slow) */
 };
 
 /* what the pass needs of an API id at once (state.apinfo): its level, space and layer, and
@@ -52,10 +52,9 @@ typedef struct state {
     replay_result *r;
     livemap live;
     struct stack_fx {
-        stack_facts f;  /* phase 255 = not computed */
-        uint8_t ef;     /* EF_LOSS | EF_TO_COPY | EF_WORKSPACE | EF_ATTENTION | EF_INPUT of it */
-        uint8_t unused; /* (16 bytes: an id's entry found by a shift) */
-    } * facts;          /* by stack id */
+        stack_facts f;      /* phase 255 = not computed */
+        uint8_t ef, unused; /* its EF_* (unused: 16 bytes, an id's entry found by a shift) */
+    } * facts;              /* by stack id */
     uint32_t nfacts;
     uint64_t level[5];
     uint8_t thread_phase[1024];
@@ -225,8 +224,7 @@ int replay_phase_of_stack(void *s, uint32_t id);
  * evaluation or compiling), ELSEWHERE when its Python frames say another phase, UNKNOWN with
  * none (0, or native frames only) */
 int replay_phase_made(state *s, uint32_t id);
-/* replay_phase_event (replay_phase.h, inline): the phase of an event; *loss gets its EF_* flags
- * (allocations). */
+/* replay_phase_event (replay_phase.h, inline): an event's phase; *loss its EF_* (allocations) */
 /* replay_timeline_free: a free on the timeline (r->tl set), after it is applied (phase ph): a step
  * that allocated nothing (fused AdamW after its first) shows only at zero_grad's frees of the
  * gradients, the optimizer's stretch on the page, not the main thread's "other" */
@@ -452,8 +450,9 @@ static inline __attribute__((always_inline)) uint32_t replay_cats_key(const stat
                                                                       const livemap_entry *e)
 {
     unsigned f = e->flags, ph = e->phase, lv = e->level, tm = s->r->tensor_mode != 0;
-    unsigned cast = (f & EF_CAST) == EF_CAST, out = cast & (f / EF_WORKSPACE & 1); /* EF_CAST_OUT */
-    f ^= cast * EF_CAST | out * EF_WORKSPACE; /* (own_cast and cast_output: no loss, attention) */
+    unsigned cast = (f & EF_CAST) == EF_CAST, ws = cast & (f / EF_WORKSPACE & 1); /* _OUT, _GRAD */
+    unsigned gr = ws & (f / EF_INPUT & 1), kind = cast + ws + gr; /* (classify_settle_bits') */
+    f ^= cast * EF_CAST | ws * EF_WORKSPACE | gr * EF_INPUT;
     unsigned tensor_api = (lv == L_TENSOR) | (lv == L_INNER), unsized = !s->vocab_done;
     unsigned bits = replay_size_bits(s, e->size), half = bits & 1, copy = bits >> 1 & 1;
     unsigned to_copy = (f / EF_TO_COPY & 1) & tensor_api; /* (the EF_ are powers of two) */
@@ -464,7 +463,7 @@ static inline __attribute__((always_inline)) uint32_t replay_cats_key(const stat
            (f & EF_LOSS) << 12 | (f & (EF_WORKSPACE | EF_ATTENTION | EF_INPUT)) << 13 |
            (to_copy & copy) << 13 | (bits & 1) << 14 | (bits & 4) << 13 | (e->bwd != 0) << 19 |
            unsized * ((!half) << 20 | (to_copy & !copy) << 21 | (!half & !copy) << 22) |
-           (unsigned)!replay_provisional((int)ph, (int)tensor_api) << 23 | cast << 24 | out << 25;
+           (unsigned)!replay_provisional((int)ph, (int)tensor_api) << 23 | kind << 24;
 }
 /* the memos' keys (replay_cats_key_memo, replay_item_key) take fields out of words by byte masks */
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the memo keys' masks are little-endian");

@@ -54,7 +54,10 @@ class Optimizer:
     def zero_grad(self, set_to_none=True):
         for group in self.param_groups:
             for p in group["params"]:
-                p.grad = None
+                if set_to_none or p.grad is None:
+                    p.grad = None
+                else:  # zeroed in place: the buffer kept (no allocation)
+                    p.grad.zero_()
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
