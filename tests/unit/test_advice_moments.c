@@ -315,10 +315,14 @@ static void test_backward_kept(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cause_context),  cmocka_unit_test(test_cause_no_batch),
-        cmocka_unit_test(test_none_fits),      cmocka_unit_test(test_moments),
-        cmocka_unit_test(test_step_floor),     cmocka_unit_test(test_unreached_step),
-        cmocka_unit_test(test_backward_end_calibrated), cmocka_unit_test(test_backward_kept),
+        cmocka_unit_test(test_cause_context),
+        cmocka_unit_test(test_cause_no_batch),
+        cmocka_unit_test(test_none_fits),
+        cmocka_unit_test(test_moments),
+        cmocka_unit_test(test_step_floor),
+        cmocka_unit_test(test_unreached_step),
+        cmocka_unit_test(test_backward_end_calibrated),
+        cmocka_unit_test(test_backward_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

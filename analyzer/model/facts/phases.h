@@ -47,12 +47,13 @@ typedef struct stack_facts {
                  * workspace or a fused kernel, can be told */
     uint8_t model_op; /* 1: its native frames reach an operator only a model's forward runs (a
                        * matmul, convolution, normalization, attention, embedding lookup) */
-    /* (the two in one byte: 14 bytes, replay_state.h's stack_fx 16 with its flags) */
-    uint8_t data : 1; /* 1: storage filled with a constant on a line where no weight is made (a
-                       * plain class's: datasrc.h), before training: data the program keeps on the
-                       * device (a replay buffer), with input set */
-    uint8_t cast : 1; /* 1: the program's own dtype cast of a tensor on the device, outside a module
-                       * (x.float(), .to(dtype)): no loss, attention kernel or batch (phases_acc_end) */
+    /* (the two below in one byte: 14 bytes, replay_state.h's stack_fx 16 with its flags)
+     * data: storage filled with a constant on a line where no weight is made (a plain class's:
+     * datasrc.h), before training: data the program keeps on the device (a replay buffer), with
+     * input set. cast: the program's own dtype cast of a tensor on the device, outside a module
+     * (x.float(), .to(dtype)): no loss, attention kernel or batch (phases_acc_end) */
+    uint8_t data : 1;
+    uint8_t cast : 1;
 } stack_facts;
 _Static_assert(sizeof(stack_facts) == 14, "stack_facts: 14 bytes");
 
