@@ -1,30 +1,21 @@
 #!/usr/bin/env python3
 """collide.py — a hostile trace: SRC's ALLOC / FREE addresses replaced, each distinct one by an
-address whose hash under an unseeded analyzer (hashseed.h's mix with seed 0, on the device
-space) shares its low 40 bits with every other's: all would want one slot of a hash table.
+address whose hash under an unseeded analyzer (livemap_mix: hashseed.h's fold with seed 0, on
+the device space) shares its low 40 bits with every other's: all would want one slot of the live
+set's table.
 Pairs stay pairs (one address for one address). usage: collide.py SRC OUT"""
 import struct
 import sys
 
 M = (1 << 64) - 1
-C1, C2 = 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
 SPACE_DEVICE = 1
 REC_ALLOC, REC_FREE = 5, 6
+K = 0x9E3779B97F4A7C15  # hashseed_fold's multiplier
 
 
-def unshift(h, s):
-    x = h
-    for _ in range(64 // s + 1):
-        x = h ^ (x >> s)
-    return x & M
-
-
-def unmix(h):
-    h = unshift(h, 31)
-    h = (h * pow(C2, -1, 1 << 64)) & M
-    h = unshift(h, 27)
-    h = (h * pow(C1, -1, 1 << 64)) & M
-    return unshift(h, 30)
+def unfold(h):
+    """hashseed_fold undone under seed 0: its bytes reversed back, times the multiplier's inverse"""
+    return (int.from_bytes(h.to_bytes(8, "little"), "big") * pow(K, -1, 1 << 64)) & M
 
 
 def main():
@@ -40,7 +31,7 @@ def main():
             a = struct.unpack_from("<Q", data, off + 16)[0]
             if a:
                 if a not in crafted:
-                    crafted[a] = unmix((len(crafted) + 1) << 40) ^ (SPACE_DEVICE << 58)
+                    crafted[a] = unfold((len(crafted) + 1) << 40) ^ (SPACE_DEVICE << 58)
                 struct.pack_into("<Q", data, off + 16, crafted[a])
         off += size
     open(out, "wb").write(data)

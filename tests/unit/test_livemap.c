@@ -214,15 +214,9 @@ static void test_out_of_memory_said(void **st)
     assert_int_equal(WEXITSTATUS(status), 0);
 }
 
-/* unmix: the inverse of hashseed_mix under seed 0 (each step of splitmix64's finalizer undone):
- * what a hostile trace would compute to make its addresses collide */
-static uint64_t unshift(uint64_t h, int s)
-{
-    uint64_t x = h;
-    for (int i = 0; i < 64 / s + 1; i++)
-        x = h ^ (x >> s);
-    return x;
-}
+/* unfold: the inverse of hashseed_fold under seed 0 (its bytes reversed back, times the inverse of
+ * its multiplier): what a hostile trace would compute to make its addresses collide in the live
+ * set (livemap_mix) */
 static uint64_t inverse(uint64_t a) /* a odd: a * inverse(a) == 1 mod 2^64 (Newton) */
 {
     uint64_t x = a;
@@ -230,13 +224,9 @@ static uint64_t inverse(uint64_t a) /* a odd: a * inverse(a) == 1 mod 2^64 (Newt
         x *= 2 - a * x;
     return x;
 }
-static uint64_t unmix(uint64_t h)
+static uint64_t unfold(uint64_t h)
 {
-    h = unshift(h, 31);
-    h *= inverse(0x94d049bb133111ebull);
-    h = unshift(h, 27);
-    h *= inverse(0xbf58476d1ce4e5b9ull);
-    return unshift(h, 30);
+    return __builtin_bswap64(h) * inverse(0x9e3779b97f4a7c15ull);
 }
 
 /* the longest distance of a live key from its home slot */
@@ -257,7 +247,7 @@ static void fill_collide(livemap *m)
 {
     for (uint64_t k = 1; k <= COLLIDE; k++) {
         int replaced;
-        uint64_t a = unmix(k << 40) ^ (1ull << 58);
+        uint64_t a = unfold(k << 40) ^ (1ull << 58);
         assert_non_null(livemap_put(m, a, 1, &replaced));
         assert_int_equal(replaced, 0);
     }
@@ -277,7 +267,7 @@ static void test_collisions_seeded(void **st)
     fill_collide(&s);
     assert_true(longest_probe(&s) < 64);
     for (uint64_t k = 1; k <= COLLIDE; k += 97) /* and found again */
-        assert_non_null(livemap_find(&s, unmix(k << 40) ^ (1ull << 58), 1));
+        assert_non_null(livemap_find(&s, unfold(k << 40) ^ (1ull << 58), 1));
     livemap_free(&s);
     setenv("VRAMTRACE_HASH_SEED", "0x5eed", 1);
     hashseed_init();
