@@ -143,12 +143,12 @@ static inline __attribute__((always_inline)) void growth_close(growth_stack *s, 
  * event at step ends */
 static inline __attribute__((always_inline)) void growth_touch(growth *g, growth_stack *s)
 {
-    uint32_t t = s->touched, now = g->steps + 1;
-    if (t != now) {
-        if (t && t <= g->sampled)
-            growth_close(s, g->tensors_seen, t);
-        s->touched = now;
-    }
+    /* (one comparison: t - 1 < sampled is t && t <= sampled, and never t == now, as sampled <=
+     * steps; the store then is the same when t == now) */
+    uint32_t t = s->touched;
+    if (t - 1 < g->sampled)
+        growth_close(s, g->tensors_seen, t);
+    s->touched = g->steps + 1;
 }
 
 /* growth_prefetch: stack's entry (one line) on its way to the cache (a read ahead: the replay's
@@ -174,7 +174,7 @@ growth_add(growth *g, uint32_t stack, uint64_t delta, int tensor, int device, in
     int k = g->tensors_seen;               /* (0 or 1) */
     if (__builtin_expect(tensor && !k, 0)) /* the basis: tensors from now on */
         growth_tensors_begin(g), k = 1;
-    if (g->device > g->peak_device)
+    if (phase_now >= 0 && g->device > g->peak_device) /* (a free's bytes never raise it) */
         g->peak_device = g->device;
     unsigned p;
     /* (stack 0's entry never has a phase: its events take growth_add_slow's way) */
