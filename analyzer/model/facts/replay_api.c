@@ -189,7 +189,9 @@ void replay_oom_news(state *s, oom_track *ot)
     /* what the waiting allocations' categories may depend on changed (replay_cats.c): the
      * parameters' sizes and the vocabulary are final, a backward pass or a step began */
     int moved = (s->news & (REPLAY_NEWS_BWD | REPLAY_NEWS_ITER)) != 0;
-    if (s->news & REPLAY_NEWS_VOCAB)
+    if (!s->cats_on) /* (no sweep, for the rest of the run: nothing waits) */
+        ;
+    else if (s->news & REPLAY_NEWS_VOCAB)
         replay_cats_keys_changed(s);
     else if (moved)
         replay_cats_changed(s);
