@@ -52,8 +52,9 @@ typedef struct report_growth {
     uint32_t passes, iterations; /* the replay's backward passes and optimizer steps (0: none) */
     int no_opt_step;             /* 1: the replay saw no optimizer step in the run */
     int steps_unseen;            /* 1: ... where steps may have run unseen (optim_steps_unseen) */
-    int from_records;            /* 1: the trace's STEP records (a chunked trace), 0: the replay */
-    int tensors;                 /* 1: tensor bytes, 0: device bytes (segment mode) */
+    int steps_passes; /* 1: a gradient's free need not have ended a step (free_steps_first) */
+    int from_records; /* 1: the trace's STEP records (a chunked trace), 0: the replay */
+    int tensors;      /* 1: tensor bytes, 0: device bytes (segment mode) */
     report_growth_site sites[REPORT_GROWTH_SITES];
     int nsites, nmore;    /* shown; more that grow too */
     double rate;          /* every growing stack's bytes per step together */

@@ -74,6 +74,7 @@ void report_growth_fill(report_ctx *c)
     o->opt_steps = g->opt_steps;
     o->passes = (uint32_t)r->backward_passes;
     o->iterations = (uint32_t)r->iterations;
+    o->steps_passes = r->free_steps_first && r->tensor_mode;
     o->from_records = g->from_records;
     o->tensors = g->tensors_seen;
     o->secs_per_step = growth_time_per_step(g);

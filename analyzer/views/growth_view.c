@@ -38,8 +38,16 @@ void growth_heading(const report_growth *g, char *out, size_t len)
      * more; segment mode sees only the steps that grew the cache, a bounded trace not every
      * event */
     int n;
-    if (g->passes && !g->from_records && g->tensors &&
-        (g->passes != g->steps || g->iterations != g->opt_steps)) {
+    if (g->passes && !g->from_records && g->tensors && g->steps_passes) {
+        /* (SAM's 2 steps of 2 passes each had been "4 optimizer steps") */
+        n = snprintf(out, len,
+                     "%u step%s as its allocations split the run (its own: %u backward pass%s, "
+                     "%u gradient free%s or optimizer step%s after one: how many optimizer steps "
+                     "ran is not known, see events)",
+                     g->steps, g->steps == 1 ? "" : "s", g->passes, g->passes == 1 ? "" : "es",
+                     g->iterations, g->iterations == 1 ? "" : "s", g->iterations == 1 ? "" : "s");
+    } else if (g->passes && !g->from_records && g->tensors &&
+               (g->passes != g->steps || g->iterations != g->opt_steps)) {
         n = snprintf(out, len,
                      "%u step%s as its allocations split the run (its own: %u backward pass%s, "
                      "%u optimizer step%s)",
@@ -212,7 +220,10 @@ void growth_json(cJSON *root, const report_ctx *c)
     }
     cJSON *o = cJSON_AddObjectToObject(root, "growth");
     cJSON_AddNumberToObject(o, "steps", g->steps);
-    cJSON_AddNumberToObject(o, "optimizer_steps", g->opt_steps);
+    if (g->steps_passes) /* (not known: see iterations_known) */
+        cJSON_AddNullToObject(o, "optimizer_steps");
+    else
+        cJSON_AddNumberToObject(o, "optimizer_steps", g->opt_steps);
     cJSON_AddStringToObject(o, "source", g->from_records ? "summaries" : "replay");
     cJSON_AddStringToObject(o, "basis", g->tensors ? "tensors" : "device");
     cJSON_AddNumberToObject(o, "seconds_per_step", g->secs_per_step);

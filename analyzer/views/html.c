@@ -243,7 +243,7 @@ static void header(FILE *out, const report_ctx *c)
     }
     fprintf(out,
             "</dd>\n<dt>peaks</dt><dd>process %s at %.3f s, reserved %s, allocated %s</dd>\n"
-            "<dt>events</dt><dd>%" PRIu64 " (%s%s), %u optimizer step%s%s, %.2f s "
+            "<dt>events</dt><dd>%" PRIu64 " (%s%s), %u %s%s, %.2f s "
             "traced</dd></dl>\n",
             html_bytes(r->peak_process, b1, sizeof b1), (double)r->t_process / 1e9,
             html_bytes(r->peak_reserved, b2, sizeof b2),
@@ -254,7 +254,7 @@ static void header(FILE *out, const report_ctx *c)
                                sizeof fails),
             report_lost_text(r->run_dropped, replay_missing_events(r), replay_made_events(r),
                              r->lost_why | r->ended, lost, sizeof lost),
-            r->iterations, r->iterations == 1 ? "" : "s",
+            r->iterations, report_steps_noun(r),
             r->tensor_mode ? report_steps_hedge(c) : " that grew the cache",
             (double)r->end_ns / 1e9);
     char caught[REPORT_CAUGHT_LEN]; /* (as the text report's oom line says it) */

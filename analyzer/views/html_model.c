@@ -70,9 +70,9 @@ void html_summary(FILE *out, const report_ctx *c)
         fputs("</b> <a href=\"#oom\">why</a></p></div>\n", out);
     } else {
         fprintf(out,
-                "<div class=card><h3>run</h3><p class=big>no OOM</p><p>%u optimizer step%s%s "
+                "<div class=card><h3>run</h3><p class=big>no OOM</p><p>%u %s%s "
                 "traced%s%s</p></div>\n",
-                r->iterations, r->iterations == 1 ? "" : "s", report_steps_hedge(c),
+                r->iterations, report_steps_noun(r), report_steps_hedge(c),
                 m && m->tight ? "; it fit with less than " ADVICE_HEADROOM_PCT_TEXT " % free" : "",
                 m && m->tight && f->oom_recovered
                     ? ", after its allocator reached the card and released its cache"

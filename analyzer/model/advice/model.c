@@ -288,6 +288,7 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     config_apply_script(&m->cfg, f->argc, f->argv);
     model_width_vocab(m, f);
     model_cache_passes(&m->cfg, f); /* (a representation cache's: no B, no A) */
+    model_step_passes(&m->cfg, f);  /* (a free that may end a pass, not a step: no A) */
     if (!nanogpt && f->inferred && f->inferred->v[INFER_params].known &&
         f->inferred->v[INFER_params].value > 0)
         m->params_trace = (uint64_t)f->inferred->v[INFER_params].value;

@@ -54,6 +54,9 @@ typedef struct run_facts {
     /* a step's backward passes, the first of which made no gradient of a weight: a
      * representation cache's chunks, not accumulation (replay.h cache_passes); 0: not so */
     int cache_passes;
+    /* steps counted by a gradient's free before the first that allocated under an optimizer's
+     * frames (replay.h free_steps_first): which passes made a step is not known; 0: not so */
+    int free_steps_first;
     /* autocast's 16-bit weight copies of the first forward: bytes made (replay.h) */
     uint64_t fwd0_copies_made;
     unsigned phase_seen; /* 1 << phase for each phase the run was seen in (a process level) */

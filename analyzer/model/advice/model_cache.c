@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "replay.h"
 #include "scriptflags.h"
 
 /* chunk_flags: the recorded script's flags whose name says chunk (GradCache's --gc_q_chunk_size,
@@ -82,4 +83,20 @@ void model_cache_passes(nano_config *c, const run_facts *f)
              given, passes, chunks[0] ? "set by the program's " : "the program's",
              chunks[0] ? chunks : "");
     unknown(b, why);
+}
+
+void model_step_passes(nano_config *c, const run_facts *f)
+{
+    config_value *a = &c->v[CFG_gradient_accumulation_steps];
+    if (!f->free_steps_first || (a->src != CONFIG_SRC_TRACE && a->src != CONFIG_SRC_UNKNOWN))
+        return;
+    /* (SAM's 2 steps of 2 passes each had been "A = 1: 1 backward pass before each of the 4
+     * optimizer steps", and a micro-batch halved "2 micro-steps per optimizer step instead of 1")
+     */
+    char why[384];
+    snprintf(why, sizeof why,
+             "%d backward pass%s: how many made each optimizer step is not known (" STEPS_PASSES_WHY
+             ")",
+             f->backward_passes, f->backward_passes == 1 ? "" : "es");
+    unknown(a, why);
 }

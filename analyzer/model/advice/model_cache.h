@@ -10,5 +10,8 @@
  * reason said in their rows (the batch flag sets the batch of a step, not a forward's); else
  * nothing. */
 void model_cache_passes(nano_config *c, const run_facts *f);
+/* model_step_passes: where f->free_steps_first (a gradient's free may have ended a pass of a
+ * step, not a step), the accumulation unknown unless a flag gives it, the reason in its row. */
+void model_step_passes(nano_config *c, const run_facts *f);
 
 #endif

@@ -223,6 +223,12 @@ typedef struct replay_result {
      * a cast of them). Where the attention kept the copies and their inputs went, the attention
      * would keep the inputs without the cache (replay_kv_replaced) */
     uint64_t kv_made_bytes, kv_replaced_bytes, kv_backward_bytes;
+    /* the steps counted by a gradient's free alone (zero_grad after a backward, no allocation
+     * under an optimizer's frames) before the first step that allocated under them, when one
+     * came after a backward: such a free may be a pass's end inside one step, not a step (SAM's
+     * first_step frees the gradients between the two passes of its step); 0: none (last: the
+     * per-event fields keep their offsets) */
+    uint32_t free_steps_first;
 } replay_result;
 
 /* replay_missing_events: a chunked trace's events not in its file (no room for them within the
@@ -230,6 +236,12 @@ typedef struct replay_result {
  * kept and lost (its trailer's counts); replay_lost_events: those not in the trace and not
  * dropped by design (a bounded trace's windows, before a snapshot): the missing ones and those
  * the capture could not store (the trailer's n_dropped) */
+/* why the optimizer steps of a run with free_steps_first are not known (the reports' words) */
+#define STEPS_PASSES_WHY                                                                           \
+    "a backward pass's gradients were freed, and another backward pass ran, before the "           \
+    "optimizer's first step that allocated: a step of two passes frees them so between its "       \
+    "passes (SAM's first_step), a free that ends no step"
+
 static inline uint64_t replay_missing_events(const replay_result *r)
 {
     return r->chunked ? r->missing_events : 0;

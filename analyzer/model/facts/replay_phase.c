@@ -202,6 +202,18 @@ int replay_phase_step(state *s)
     return 1;
 }
 
+/* free_steps_first: a step came that was not made by a gradient's free (it began with an
+ * allocation under an optimizer's frames), the first; the last_free_iter steps before it were
+ * made by frees alone, which may have been passes of it (replay.h). Told here, at the next free's
+ * step or the trace's end, not on the optimizer's own allocations (none of their work per event).
+ */
+static void free_steps_first(state *s)
+{
+    s->opt_stepped = 1;
+    s->r->free_steps_first = s->last_free_iter;
+    s->accum_mixed |= s->last_free_iter > 0; /* (which passes made a step: no A) */
+}
+
 void replay_phase_grad_step(state *s)
 {
     replay_result *r = s->r;
@@ -209,6 +221,9 @@ void replay_phase_grad_step(state *s)
     int growth_state = r->growth.state, mixed = s->accum_mixed;
     if (!replay_phase_step(s))
         return;
+    if (!s->opt_stepped && iter0 != s->last_free_iter) /* (a step since the last: not a free's) */
+        free_steps_first(s);
+    s->last_free_iter = s->iter;
     if (!iter0) /* remembered, should nothing follow it (the optimizer phase's peak: set next) */
         s->first_step.event = s->event, s->first_step.opt_peak = r->phase_peak[PHASE_OPTIMIZER],
         s->first_step.opt_peak_event = r->phase_peak_event[PHASE_OPTIMIZER],
@@ -234,6 +249,8 @@ void replay_phase_grad_step(state *s)
 void replay_phase_teardown(state *s)
 {
     replay_result *r = s->r;
+    if (!s->opt_stepped && s->iter != s->last_free_iter) /* (the last steps: not frees') */
+        free_steps_first(s);
     if (!s->first_step.event || s->iter != 1 || s->first_step.allocated ||
         s->last_alloc_event > s->first_step.event)
         return;

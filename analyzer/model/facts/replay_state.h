@@ -195,6 +195,9 @@ typedef struct state {
     uint32_t bwd_oom;    /* the backward pass an OOM not recovered from came in (0: none) */
     went_on_window won;  /* what the program went on with after an error it caught */
     oom_aside aside;     /* the caught OOM's snapshot while a later failure's is taken */
+    /* (last: the per-event fields keep their offsets) */
+    uint32_t last_free_iter; /* the steps when the last step made by a gradient's free began */
+    int opt_stepped;         /* a step not made so came (replay_phase.c's free_steps_first) */
 } state;
 
 /* replay_phase.c */
