@@ -154,7 +154,7 @@ static void add_recognized_json(cJSON *root, const model_result *m)
 {
     const run_recognition *r = &m->rec;
     cJSON *o = cJSON_AddObjectToObject(root, "recognized");
-    cJSON_AddStringToObject(o, "family", family_key(r->family));
+    cJSON_AddStringToObject(o, "family", family_told_key(r)); /* (as family_text says it) */
     cJSON_AddStringToObject(o, "family_text", family_text(r));
     cJSON_AddBoolToObject(o, "family_from_sizes", r->family_by_sizes);
     jsonw_add_c(o, "family_where", r->family_where);

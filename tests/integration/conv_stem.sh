@@ -5,8 +5,9 @@
 # a patch grid) had been "what was trained: a vision transformer (patch tokens)", with "a
 # convolution at the input (a patch embedding)". Now a transformer with a convolutional input
 # stem, the trace not telling a vision transformer's patches from an audio encoder's frames, in
-# the text, its JSON's family_text and the HTML page; with its micro-batch given (--batch-size 15,
-# its first step's), the formula needs "the tokens T", not "the patch tokens T".
+# the text, its JSON's family_text and the HTML page (the JSON's family no vision transformer's:
+# it had stayed "vision_transformer"); with its micro-batch given (--batch-size 15, its first
+# step's), the formula needs "the tokens T", not "the patch tokens T".
 # tests/integration/clip_towers.sh keeps a CLIP's image tower (its image batch seen) a vision
 # transformer.
 set -u
@@ -22,6 +23,9 @@ grep -qF "a convolution at the input (a patch embedding or a subsampling of fram
     fail "evidence: $(grep '^  evidence' s.txt)"
 python3 -c "import json, sys; r = json.load(open(sys.argv[1]))['recognized']; assert r['family_text'] == sys.argv[2], r['family_text']" s.json "$stem" ||
     fail "JSON recognized.family_text"
+# (the JSON's family as the text says it: it had stayed "vision_transformer" of a speech encoder)
+python3 -c "import json, sys; f = json.load(open(sys.argv[1]))['recognized']['family']; assert f in ('conv_stem_transformer', 'encoder_transformer', 'transformer'), f" s.json ||
+    fail "JSON recognized.family: $(grep -o '"family":"[a-z_]*"' s.json)"
 "$VT" report --html s.html s.vt >/dev/null 2>&1 || fail "report --html failed"
 grep -qF "a transformer with a convolutional input stem" s.html || fail "HTML: no stem"
 grep -q "vision transformer (patch tokens)" s.html && fail "HTML: still a vision transformer"

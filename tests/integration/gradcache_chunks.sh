@@ -8,7 +8,7 @@
 # memory in a chunk, "recommended: micro-batch 64 → 32 … fits", where 32 with the same chunks runs
 # out of memory as 64 did. Now A and B are not known, their rows say why (the first pass of each
 # step made no gradient of a weight) and name the program's chunk flags, and no what-if of the
-# batch flag is made; vramtrace fit's trials say the same. The same program with real accumulation (--splits 4: four micro-batches,
+# batch flag is made; vramtrace fit's trials say the same; its JSON family is no decoder's. The same program with real accumulation (--splits 4: four micro-batches,
 # each its own loss and backward) is still A = 4 from the trace.
 set -u
 . "$ROOT/tests/sim_env.sh"
@@ -25,6 +25,9 @@ run fit 4GiB --grad_cache
 grep -q "^step 1$" fit.out || fail "fit: did not train 2 steps: $(tail -n 2 fit.out)"
 [ "$(fact fit accumulation)" = 0 ] && [ "$(fact fit backward_per_step)" -gt 2 ] || fail "fit: $(head -n 1 fit.out)"
 report_both fit
+# (two encoders: the JSON's family, as the text says it, had been "decoder_transformer")
+python3 -c "import json, sys; f = json.load(open(sys.argv[1]))['recognized']['family']; assert f != 'decoder_transformer', f" fit.json ||
+    fail "fit: JSON recognized.family: $(grep -o '"family":"[a-z_]*"' fit.json)"
 "$VT" predict --from fit.vt >fit.predict 2>&1
 # chunks of 32 and 64 at a batch of 64 on 800 MiB: out of memory in a chunk; the batch flag halved,
 # the same chunks (the program's facts), out of memory too

@@ -8,7 +8,8 @@
 # --d_model on the command line the argument is the width, as before, and V is read over it (had
 # been 4000×256). "a transformer language model" from the sizes is no longer said: the d×d
 # parameter it rested on is no square of the program's width; nor "transformer blocks 4 -> 3",
-# "checkpoint around each transformer block", or that the formula "leaves out the attention's rows".
+# "checkpoint around each transformer block", or that the formula "leaves out the attention's rows";
+# nor is its JSON's family a transformer's ("decoder_transformer" before).
 set -u
 . "$ROOT/tests/sim_env.sh"
 # run NAME ARGS...: mamba_width.py run with ARGS; its facts line must give d and V, and the
@@ -36,6 +37,8 @@ run() {
         fail "$n: heads' note: $(grep 'heads H' "$n.txt")"
     python3 -c "import json, sys; c = json.load(open(sys.argv[1]))['config']; assert c['n_embd']['value'] == int(sys.argv[2]) and c['vocab_size']['value'] == int(sys.argv[3]), (c['n_embd'], c['vocab_size'])" "$n.json" "$d" "$v" ||
         fail "$n: JSON config.n_embd / vocab_size"
+    python3 -c "import json, sys; f = json.load(open(sys.argv[1]))['recognized']['family']; assert 'transformer' not in f, f" "$n.json" ||
+        fail "$n: JSON recognized.family: $(grep -o '"family":"[a-z_]*"' "$n.json")"
 }
 run dflt
 grep "width d (--d_model)" dflt.txt | grep -q "default=256 (its argparse; not on the command line)" ||

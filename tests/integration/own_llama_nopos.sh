@@ -35,7 +35,10 @@ import json, sys
 r = json.load(open("l.json"))
 B, T = int(sys.argv[1]), int(sys.argv[2])
 c = r["config"]
-ok = (r["recognized"]["family"] == "decoder_transformer" and r["recognized"]["family_from_sizes"]
+# (a decoder, told from the sizes: the JSON's family as the text says it, "a transformer language
+# model (a decoder or an encoder ...)")
+ok = (r["recognized"]["family"] in ("decoder_transformer", "transformer_language_model")
+      and r["recognized"]["family_from_sizes"]
       and c["block_size"]["value"] == T and c["batch_size"]["value"] == B
       and "position" not in json.dumps(c) and "position" not in json.dumps(r["inferred"]))
 sys.exit(0 if ok else 1)

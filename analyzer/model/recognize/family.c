@@ -26,32 +26,80 @@ const char *family_words(model_family f)
 {
     return (unsigned)f < FAM_COUNT ? fam_words[f] : "?";
 }
-const char *family_text(const run_recognition *r)
+/* X(enum suffix, JSON key, words): what the evidence tells of a family where it does not tell
+ * the family itself (the JSON's family is this key, never the family the formulas take: a GradCache
+ * encoder read from its sizes had been "decoder_transformer" where the text said "an encoder or a
+ * classifier", a Mamba's "decoder_transformer" where it said "a transformer or another kind", a
+ * speech encoder's "vision_transformer" where it said "the trace does not tell which") */
+#define VT_FAMILY_TOLD(X)                                                                          \
+    X(CONV_STEM, "conv_stem_transformer",                                                          \
+      "a transformer with a convolutional input stem (a vision transformer's patches or an "       \
+      "audio encoder's subsampled frames: the trace does not tell which)")                         \
+    X(BLOCKS_LM, "language_model",                                                                 \
+      "a language model of repeating blocks (a transformer or another kind, as a state-space "     \
+      "model: the tensor sizes do not tell)")                                                      \
+    X(SIZES_LM, "transformer_language_model",                                                      \
+      "a transformer language model (a decoder or an encoder: the tensor sizes do not tell)")      \
+    X(SIZES_NO_HEAD, "transformer",                                                                \
+      "a transformer with no output layer over its vocabulary (an encoder or a classifier: no "    \
+      "B·T×V logits)")                                                                             \
+    X(SIZES_ENDED, "transformer",                                                                  \
+      "a transformer (a language model or not: no B·T×V logits over the token batch read, and "  \
+      "the tensor sizes do not tell)")                                                             \
+    X(SIZES_CUT, "transformer",                                                                    \
+      "a transformer (a language model or not: the run ended before its first forward's end, "     \
+      "and the tensor sizes do not tell)")                                                         \
+    X(DECODER_NO_HEAD, "decoder_transformer",                                                      \
+      "a decoder transformer with no output layer over its vocabulary (no B·T×V logits)")          \
+    X(ENCODER_NO_HEAD, "encoder_transformer",                                                      \
+      "an encoder transformer with no output layer over its vocabulary (no B·T×V logits: no "    \
+      "masked language model)")
+
+enum {
+    TOLD_NONE = -1,
+#define VT_TOLD_ENUM(e, key, words) TOLD_##e,
+    VT_FAMILY_TOLD(VT_TOLD_ENUM)
+#undef VT_TOLD_ENUM
+};
+static const struct {
+    const char *key, *words;
+} told[] = {
+#define VT_TOLD_ROW(e, key, words) {key, words},
+    VT_FAMILY_TOLD(VT_TOLD_ROW)
+#undef VT_TOLD_ROW
+};
+
+/* told_of: which of VT_FAMILY_TOLD r's evidence says, TOLD_NONE for its family's own words */
+static int told_of(const run_recognition *r)
 {
     if (r->family == FAM_VISION_TRANSFORMER && r->conv_stem)
-        return "a transformer with a convolutional input stem (a vision transformer's patches "
-               "or an audio encoder's subsampled frames: the trace does not tell which)";
+        return TOLD_CONV_STEM;
     if (r->family_by_sizes && r->family == FAM_DECODER && r->family_width_program && r->lm_head > 0)
-        return "a language model of repeating blocks (a transformer or another kind, as a "
-               "state-space model: the tensor sizes do not tell)";
+        return TOLD_BLOCKS_LM;
     if (r->family_by_sizes && r->family == FAM_DECODER)
-        return r->lm_head > 0 ? "a transformer language model (a decoder or an encoder: the "
-                                "tensor sizes do not tell)"
-               : r->lm_head < 0
-                   ? "a transformer with no output layer over its vocabulary (an encoder or a "
-                     "classifier: no B·T×V logits)"
-               : r->lm_ended
-                   ? "a transformer (a language model or not: no B·T×V logits over the token "
-                     "batch read, and the tensor sizes do not tell)"
-                   : "a transformer (a language model or not: the run ended before its first "
-                     "forward's end, and the tensor sizes do not tell)";
+        return r->lm_head > 0   ? TOLD_SIZES_LM
+               : r->lm_head < 0 ? TOLD_SIZES_NO_HEAD
+               : r->lm_ended    ? TOLD_SIZES_ENDED
+                                : TOLD_SIZES_CUT;
     if (r->lm_head < 0 && r->family == FAM_DECODER)
-        return "a decoder transformer with no output layer over its vocabulary (no B·T×V logits)";
+        return TOLD_DECODER_NO_HEAD;
     if (r->lm_head < 0 && r->family == FAM_ENCODER)
-        return "an encoder transformer with no output layer over its vocabulary (no B·T×V "
-               "logits: no masked language model)";
-    return family_words(r->family);
+        return TOLD_ENCODER_NO_HEAD;
+    return TOLD_NONE;
 }
+
+const char *family_text(const run_recognition *r)
+{
+    int k = told_of(r);
+    return k == TOLD_NONE ? family_words(r->family) : told[k].words;
+}
+
+const char *family_told_key(const run_recognition *r)
+{
+    int k = told_of(r);
+    return k == TOLD_NONE ? family_key(r->family) : told[k].key;
+}
+
 int family_transformer(model_family f)
 {
     return f == FAM_DECODER || f == FAM_ENCODER || f == FAM_VISION_TRANSFORMER;

@@ -302,6 +302,11 @@ const char *family_words(model_family f);
  * transformer language model whose kind they do not tell, or a transformer without one where
  * the trace shows no logits; a recognized family's words less its head where it made none) */
 const char *family_text(const run_recognition *r);
+/* family_told_key: the key of what family_text says (the JSON's recognized.family): a family's
+ * key, or where the evidence does not tell the family itself "conv_stem_transformer",
+ * "language_model", "transformer_language_model" or "transformer" (family_key(r->family) is the
+ * family the formulas take) */
+const char *family_told_key(const run_recognition *r);
 const char *optim_key(optim_kind k);
 const char *optim_words(optim_kind k);
 /* optim_text: r's optimizer in words, said of its parameters' dtype (optim_words at 4 B) */
