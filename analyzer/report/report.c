@@ -6,6 +6,7 @@
 #include "cfgsrc.h"
 #include "evalsrc.h"
 #include "hashseed.h"
+#include "repcache.h"
 #include "weights_copy.h"
 
 #include <stdlib.h>
@@ -342,6 +343,10 @@ static int report_fill(report_ctx *c)
     made_map_free(&mm.codes);
     uint64_t params =
         r->has_cat_peaks ? r->cat_peak[CAT_PARAMETERS] : r->at_peak.by_cat.bytes[CAT_PARAMETERS];
+    uint64_t grads = r->has_cat_peaks ? r->cat_peak[CAT_GRADIENTS] : 0;
+    uint64_t weight_grads = repcache_weight_gradients(r); /* (a representation cache's: none) */
+    if (weight_grads && weight_grads < grads)
+        grads = weight_grads;
     /* what was trained and what was on, from the code on the stacks and the measured state */
     recognize_input ri = {
         .t = r->t,
@@ -354,7 +359,7 @@ static int report_fill(report_ctx *c)
         .compile_phase = r->phase_peak[PHASE_COMPILE] != 0,
         .forward_seen = r->phase_peak[PHASE_FORWARD] != 0,
         .param_bytes = params > ema ? params - ema : params,
-        .grad_peak = r->has_cat_peaks ? r->cat_peak[CAT_GRADIENTS] : 0,
+        .grad_peak = grads,
         .optim_peak = r->has_cat_peaks ? r->cat_peak[CAT_OPTIMIZER] : 0,
         .has_cat_peaks = r->has_cat_peaks,
         .grad_scaler = f->grad_scaler,

@@ -8,7 +8,8 @@
 # memory in a chunk, "recommended: micro-batch 64 → 32 … fits", where 32 with the same chunks runs
 # out of memory as 64 did. Now A and B are not known, their rows say why (the first pass of each
 # step made no gradient of a weight) and name the program's chunk flags, and no what-if of the
-# batch flag is made; vramtrace fit's trials say the same; its JSON family is no decoder's. The same program with real accumulation (--splits 4: four micro-batches,
+# batch flag is made; vramtrace fit's trials say the same; its JSON family is no decoder's, and
+# the gradients' elements are its weights' (the representations' gradient not among them). The same program with real accumulation (--splits 4: four micro-batches,
 # each its own loss and backward) is still A = 4 from the trace.
 set -u
 . "$ROOT/tests/sim_env.sh"
@@ -25,6 +26,17 @@ run fit 4GiB --grad_cache
 grep -q "^step 1$" fit.out || fail "fit: did not train 2 steps: $(tail -n 2 fit.out)"
 [ "$(fact fit accumulation)" = 0 ] && [ "$(fact fit backward_per_step)" -gt 2 ] || fail "fit: $(head -n 1 fit.out)"
 report_both fit
+# (the weights' gradients alone: the query representations' .grad, a 64-row position table's size,
+# had been counted, "over 10611712 gradient elements" of the program's 10595328 weights; so where
+# the program keeps that gradient alive through the optimizer step, --keep_rep_grads)
+run keep 4GiB --grad_cache --keep_rep_grads
+report_both keep
+for r in fit keep; do
+    python3 -c "import json, re, sys; r = json.load(open(sys.argv[1]))['recognized']; n = int(sys.argv[2])
+assert r['trainable_params'] in (n, None), r['trainable_params']
+assert all(int(g) == n for g in re.findall(r'over (\d+) gradient elements', r['optimizer']['where'])), r['optimizer']['where']" $r.json "$(fact $r trainable)" ||
+        fail "$r: trainable: $(grep -o '"trainable_params":[0-9a-z]*' $r.json), $(grep -o 'over [0-9]* gradient elements' $r.txt)"
+done
 # (two encoders: the JSON's family, as the text says it, had been "decoder_transformer")
 python3 -c "import json, sys; f = json.load(open(sys.argv[1]))['recognized']['family']; assert f != 'decoder_transformer', f" fit.json ||
     fail "fit: JSON recognized.family: $(grep -o '"family":"[a-z_]*"' fit.json)"

@@ -4,11 +4,12 @@ passages), in-batch negatives over the whole batch. With --grad_cache every chun
 encoded under no_grad, the loss over the cached representations is back-propagated to them (leaves
 that are not weights), then each chunk is encoded again with grad and back-propagated with its part
 of that gradient: one optimizer step per batch, no gradient accumulation, the forward's batch the
-chunk (--gc_q_chunk_size / --gc_p_chunk_size). With --splits N (and no --grad_cache) the batch is
+chunk (--gc_q_chunk_size / --gc_p_chunk_size); --keep_rep_grads keeps the representations'
+gradients alive through the optimizer step. With --splits N (and no --grad_cache) the batch is
 instead cut into N micro-batches, each with its own loss and backward, the gradients accumulated
 over them before the step: real gradient accumulation, for contrast. Prints its own facts first:
 "FACTS queries_per_batch=B passages_per_batch=P q_chunk=C p_chunk=C backward_per_step=N
-accumulation=A" (A 0: none), then "step N" after each optimizer step; an out-of-memory error
+accumulation=A trainable=N" (A 0: none; N the weights' elements, all trained), then "step N" after each optimizer step; an out-of-memory error
 prints "OOM in PHASE" and exits 1. Used by tests/integration/gradcache_chunks.sh."""
 import argparse
 import os
@@ -64,6 +65,7 @@ def main():
     ap.add_argument("--gc_p_chunk_size", type=int, default=8)
     ap.add_argument("--splits", type=int, default=1)
     ap.add_argument("--steps", type=int, default=2)
+    ap.add_argument("--keep_rep_grads", action="store_true")  # freed after the step, not before
     a = ap.parse_args()
     V = 8192
     # (positions for 64 query and 256 passage tokens: at a batch of 64 the cached queries'
@@ -79,7 +81,8 @@ def main():
         per_step = a.splits
     print(f"FACTS queries_per_batch={B} passages_per_batch={B * n} q_chunk={qc if a.grad_cache else 0} "
           f"p_chunk={pc if a.grad_cache else 0} backward_per_step={per_step} "
-          f"accumulation={0 if a.grad_cache else a.splits}", flush=True)
+          f"accumulation={0 if a.grad_cache else a.splits} trainable={sum(p.numel() for p in params)}",
+          flush=True)
     opt = torch.optim.AdamW(params, lr=1e-5, fused=True)
 
     def encode(enc, ids):
@@ -123,10 +126,13 @@ def main():
                         phase = "chunk backward"
                         sur.backward()
                         del r, sur
-                del qg, pg
+                if not a.keep_rep_grads:
+                    del qg, pg
             phase = "optimizer"
             opt.step()
             opt.zero_grad(set_to_none=True)
+            if a.grad_cache and a.keep_rep_grads:
+                del qg, pg
             del q, p
             print(f"step {it}", flush=True)
     except torch.OutOfMemoryError:

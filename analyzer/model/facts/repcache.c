@@ -62,3 +62,21 @@ uint32_t repcache_detect(const replay_result *r, uint32_t accum, uint32_t accum_
         return first_pass_gradless(&r->at_oom, 1, r->oom_bwd) ? r->oom_bwd : 0;
     return 0;
 }
+
+uint64_t repcache_weight_gradients(const replay_result *r)
+{
+    /* (GradCache's 512×768 query representations, the size of a position table: their .grad,
+     * alive with the weights' before the step, had been counted among the gradients' elements,
+     * 218173440 of a model's 217780224 weights, "7.99 B of state per trainable parameter", and
+     * the trainable count dropped as more than the weights) */
+    if (!r->cache_passes || !r->iterations || !r->at_step.event || !r->at_step.n)
+        return 0;
+    uint64_t b = 0;
+    for (size_t i = 0; i < r->at_step.n; i++) {
+        const live_item *it = &r->at_step.items[i];
+        if (it->category == CAT_GRADIENTS &&
+            (uint64_t)it->bwd_alloc != (uint64_t)it->iter_alloc * r->cache_passes + 1)
+            b += it->size;
+    }
+    return b;
+}

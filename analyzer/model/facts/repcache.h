@@ -12,5 +12,10 @@
  * out of memory before its first step, those begun, when a step's first backward pass made no
  * gradient of a weight and a later one did; 0 when not so or not known. */
 uint32_t repcache_detect(const replay_result *r, uint32_t accum, uint32_t accum_steps);
+/* repcache_weight_gradients: in a run of r->cache_passes passes per step, the bytes of the
+ * weights' gradients: those live in its largest optimizer step (at_step), none made in their
+ * step's first pass (the cached representations', leaves that are no weights, may have a
+ * weight's size, and live with the weights' before the step); 0 when not so or not known. */
+uint64_t repcache_weight_gradients(const replay_result *r);
 
 #endif
