@@ -8,8 +8,12 @@
 #include "report.h"
 
 /* VT_REPORT_SCHEMA_VERSION: "schema_version" of `report --json` (README, `vramtrace report`).
- * 1: the first numbered schema (mode, run, peak, categories, config, advice as documented). */
-#define VT_REPORT_SCHEMA_VERSION 1
+ * 1: the first numbered schema (mode, run, peak, categories, config, advice as documented).
+ * 2 (2026-12-07): growth.optimizer_steps may be null (a count not known: a step of two passes);
+ * recognized.family names what the text says where the evidence does not tell a decoder from an
+ * encoder (transformer, transformer_language_model, language_model, conv_stem_transformer), where
+ * 1 had said decoder_transformer or vision_transformer. */
+#define VT_REPORT_SCHEMA_VERSION 2
 
 /* report_text / report_json: the report of c (report_build done) to out. 0, or -1 when the
  * output could not be made (out of memory). */
