@@ -356,6 +356,9 @@ static int report_fill(report_ctx *c)
         /* (not one the out-of-memory error cut short) */
         .backward_done = (int)r->backward_passes -
                          (r->has_oom && r->oom_phase == PHASE_BACKWARD && r->backward_passes),
+        /* (its first backward: no set of gradients was finished before; one past that had
+         * made all, which an accumulating loop keeps) */
+        .grads_cut = r->has_oom && r->oom_phase == PHASE_BACKWARD && r->backward_passes <= 1,
         .compile_phase = r->phase_peak[PHASE_COMPILE] != 0,
         .forward_seen = r->phase_peak[PHASE_FORWARD] != 0,
         .param_bytes = params > ema ? params - ema : params,

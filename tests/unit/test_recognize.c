@@ -425,6 +425,40 @@ static void test_trainable_by_copies(void **state)
     assert_int_equal(r.trainable_lower, 0);
 }
 
+/* out of memory in the first backward (grads_cut): the gradients made by then are a lower bound,
+ * the weights it had not reached may train (a DLRM's tables all trained had been 4.96 GiB of
+ * weights that "take no gradient"); with the error elsewhere, the gradients' elements as they are
+ */
+static void test_trainable_cut(void **state)
+{
+    (void)state;
+    tables *t = tables_of("/w/train.py", "main", NULL);
+    recognize_input in = {.t = t,
+                          .tensor_mode = 1,
+                          .forward_seen = 1,
+                          .param_bytes = 4000,
+                          .grad_peak = 1000,
+                          .has_cat_peaks = 1,
+                          .grads_cut = 1};
+    run_recognition r;
+    recognize_run(&in, &r);
+    assert_int_equal(r.trainable, 250);
+    assert_int_equal(r.trainable_lower, 1);
+    assert_int_equal(r.grads_cut, 1);
+    assert_non_null(strstr(r.trainable_where, "at least"));
+    assert_non_null(strstr(r.trainable_where, "the backward did not reach the rest"));
+    /* its EMA row: whether the others train is not known, never that they take no gradient */
+    assert_non_null(strstr(r.feat[FEATURE_EMA].where, "not reached yet"));
+    assert_null(strstr(r.feat[FEATURE_EMA].where, "take no gradient"));
+    in.grads_cut = 0;
+    recognize_run(&in, &r);
+    assert_int_equal(r.trainable, 250);
+    assert_int_equal(r.trainable_lower, 0);
+    assert_int_equal(r.grads_cut, 0);
+    assert_non_null(strstr(r.feat[FEATURE_EMA].where, "take no gradient"));
+    tables_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -435,6 +469,7 @@ int main(void)
         cmocka_unit_test(test_loops),
         cmocka_unit_test(test_ema),
         cmocka_unit_test(test_trainable_by_copies),
+        cmocka_unit_test(test_trainable_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

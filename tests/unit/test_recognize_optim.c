@@ -44,6 +44,18 @@ static void test_optim_script(void **state)
     assert_int_equal(r.optim, OPT_NONE);
     r = script_optim("opt = torch.optim.SGD(p, 0.1, 0.9)\n");
     assert_int_equal(r.optim, OPT_MOMENTUM);
+    /* no momentum and no weight decay: its update is in place (sgd_bare); a weight decay, its
+     * fifth argument or a name: a list the size of the gradients may be made; momentum: no */
+    assert_int_equal(r.sgd_bare, 0);
+    r = script_optim("opt = torch.optim.SGD(p, lr=0.1)\n");
+    assert_int_equal(r.sgd_bare, 1);
+    r = script_optim("opt = torch.optim.SGD(p, 0.1, 0.0, 0, 1e-4)\n");
+    assert_int_equal(r.optim, OPT_NONE);
+    assert_int_equal(r.sgd_bare, 0);
+    r = script_optim("opt = torch.optim.SGD(p, lr=0.1, weight_decay=a.wd)\n");
+    assert_int_equal(r.sgd_bare, 0);
+    r = script_optim("opt = torch.optim.SGD(p, lr=0.1, weight_decay=0)\n");
+    assert_int_equal(r.sgd_bare, 1);
     r = script_optim("opt = torch.optim.SGD(p, lr=a.lr, momentum=a.momentum)\n");
     assert_int_equal(r.optim, OPT_SGD);
     r = script_optim("opt = torch.optim.SGD(p, **kw)\n");

@@ -111,6 +111,9 @@ typedef struct model_calib {
     /* 1: step is not measured but the step a run that died before its first one would have
      * reached (advice_unreached_step) */
     int step_unreached;
+    /* 1: that step's update makes no tensor (plain SGD, the script's calls say: run_recognition's
+     * sgd_bare): no temporaries the size of the gradients */
+    int step_in_place;
     /* 1: the program keeps no optimizer state between its steps: steps ran before the measured
      * moment, its step holds state (step), and none was live there (offloaded to the host, or
      * freed after each step): a what-if's forward and backward hold none either (model.c

@@ -32,8 +32,10 @@ int advice_unreached_step(model_calib *c, const gpt_shape *s)
     /* PyTorch's default update on CUDA (foreach) makes one list the size of the gradients:
      * Adam's sqrt of its second moment, SGD's weight-decayed gradients (a simulated ResNet-50
      * at B=1, SGD: 97.5 MiB of temporaries beside 97.5 MiB of gradients; ViT-B/16 on the H100,
-     * AdamW: 330.2 beside 330.2); a fused update makes none, so this may count too much */
-    st->bytes[CAT_TEMPORARIES] = st->bytes[CAT_GRADIENTS];
+     * AdamW: 330.2 beside 330.2); a fused update makes none, so this may count too much; nor
+     * does plain SGD's, in place (a DLRM's 8.05 GiB of temporaries had been counted beside its
+     * 8.05 GiB of gradients: ~29.36 GiB predicted where it takes 16.55) */
+    st->bytes[CAT_TEMPORARIES] = c->step_in_place ? 0 : st->bytes[CAT_GRADIENTS];
     /* the batch still referenced, the library workspaces and unknown bytes as at the failure */
     st->bytes[CAT_INPUTS] = live->bytes[CAT_INPUTS];
     st->bytes[CAT_WORKSPACE] = live->bytes[CAT_WORKSPACE];

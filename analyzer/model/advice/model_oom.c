@@ -110,6 +110,7 @@ void model_oom_calibrate(model_result *m, const run_facts *f)
     model_oom_forward_share(m, f);
     forward_whole(m, f);    /* (a later forward's: the share of none but the first's) */
     backward_kept(m, f);    /* (lower bounds: a backward that keeps what it makes) */
+    m->calib.step_in_place = m->rec.sgd_bare;
     if (f->iterations == 0) /* the step it never reached: at least that, at any shape */
         advice_unreached_step(&m->calib, &m->shape);
     if (m->rec.state_cut) {

@@ -174,6 +174,17 @@ static void recognize_ema(const recognize_input *in, int frames, run_recognition
                  "the frozen base model under peft's LoRA adapters",
                  (double)rest / 1048576.0);
         set(&out->feat[FEATURE_EMA], FEAT_OFF, msg);
+    } else if (frames && out->grads_cut && rest) {
+        /* the backward the error cut short had not reached them: they may train (a DLRM out of
+         * memory partway through its first backward had been told 5078.2 MiB of its weights,
+         * all trained, "take no gradient") */
+        snprintf(msg, sizeof msg,
+                 "not recognised: no code of a known EMA ran (diffusers' EMAModel, timm's "
+                 "ModelEma, AveragedModel, torch_ema); the backward the out-of-memory error cut "
+                 "short had made the gradients of %.2f M weights: whether the other %.1f MiB "
+                 "train (not reached yet), are frozen or hold a copy is not known",
+                 (double)out->trainable / 1e6, (double)rest / 1048576.0);
+        set(&out->feat[FEATURE_EMA], FEAT_UNKNOWN, msg);
     } else if (frames && (!out->trainable || out->trainable_lower) && in->copy_tensors) {
         /* no gradient says which weights train (no backward ran), and a run of the weights
          * repeats the sizes of the one made before it: a copy (an own EMA made before the first

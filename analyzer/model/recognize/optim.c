@@ -165,7 +165,7 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
     optim_kind named = named_optims(in, out);
     /* the trainable parameters: gradients are made for them only (in the parameters' dtype) */
     out->trainable_where[0] = '\0';
-    out->trainable_lower = out->beside_unused = 0;
+    out->trainable_lower = out->beside_unused = out->grads_cut = 0;
     out->param_elem = in->param_elem == 2 ? 2 : 4;
     unsigned e = in->state_elem == 2 || in->state_elem == 4 ? in->state_elem : out->param_elem;
     out->state_elem = e;
@@ -471,7 +471,7 @@ void recognize_optim_script(const config_files *fs, run_recognition *r)
         return;
     optim_kind kind = OPT_UNKNOWN;
     char where[200] = "";
-    int calls = 0;      /* constructions of the first kind seen */
+    int calls = 0, bare = 0; /* constructions of the first kind seen; SGD's of them bare */
     int mom[3] = {0};   /* SGD calls whose momentum is not known, off, on (optim_sgd_momentum) */
     char said[80] = ""; /* what the first SGD call says of it */
     unsigned kinds = 0; /* every kind seen (1u << optim_kind) */
@@ -530,6 +530,7 @@ void recognize_optim_script(const config_files *fs, run_recognition *r)
                 kind = k;
             }
             calls += k == kind;
+            bare += k == kind && k == OPT_SGD && optim_sgd_bare(s, cf->len, i + n);
             i += n;
         }
     }
@@ -577,6 +578,7 @@ void recognize_optim_script(const config_files *fs, run_recognition *r)
             snprintf(r->optim_class, sizeof r->optim_class, "SGD without momentum"),
                 snprintf(r->optim_source, sizeof r->optim_source, "%s", where);
     }
+    r->sgd_bare = r->optim == OPT_NONE && bare == calls;
     if (r->optim == OPT_NONE) /* (known from the source: none to measure) */
         snprintf(r->optim_where, sizeof r->optim_where, "%s, %s: no momentum buffer, no state (%s)",
                  where, calls == 1 ? "the script's only optimizer" : "all the script's optimizers",

@@ -19,6 +19,22 @@ int optim_steps_unseen(const run_recognition *r)
     return r->optim == OPT_UNKNOWN || ((bare >> r->optim) & 1u);
 }
 
+int optim_sgd_bare(const char *s, size_t len, size_t open)
+{
+    targs_call *c = malloc(sizeof *c);
+    if (!c || !trainargs_call(s, len, open, c)) {
+        free(c);
+        return 0;
+    }
+    /* SGD(params, lr, momentum, dampening, weight_decay, ...): weight_decay= or its fifth */
+    const targs_kw *kw = trainargs_find(c, "weight_decay");
+    const char *v = kw ? (kw->too_long ? "" : kw->value) : c->npos >= 5 ? c->pos[4] : NULL;
+    pyval p = v ? pyexpr_eval(v, NULL, NULL) : (pyval){0};
+    int bare = !c->starred && (!v || (pyexpr_numeric(p) && pyexpr_num(p) == 0.0));
+    free(c);
+    return bare;
+}
+
 int optim_sgd_momentum(const char *s, size_t len, size_t open, char *said, size_t n)
 {
     targs_call *c = malloc(sizeof *c);

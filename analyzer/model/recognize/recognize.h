@@ -112,13 +112,15 @@ typedef struct recognize_input {
     int tensor_mode;              /* 1: tensors seen (the state below is measured) */
     int iterations;               /* optimizer steps seen */
     int backward_done;            /* backward passes that completed (not one an OOM cut short) */
-    int compile_phase;            /* 1: allocations while torch.compile compiled */
-    int forward_seen;             /* 1: allocations in a forward */
-    uint64_t param_bytes;         /* parameter bytes measured (largest live) */
-    uint64_t grad_peak;           /* gradients' largest live bytes over the run */
-    uint64_t optim_peak;          /* optimizer state's largest live bytes over the run */
-    int has_cat_peaks;            /* 1: grad_peak / optim_peak were measured */
-    int grad_scaler;              /* 1: an enabled GradScaler allocated (it may skip steps) */
+    int grads_cut;        /* 1: the run ran out of memory in its first backward: the weights it had
+                           * not reached yet took no gradient, whether they train or not */
+    int compile_phase;    /* 1: allocations while torch.compile compiled */
+    int forward_seen;     /* 1: allocations in a forward */
+    uint64_t param_bytes; /* parameter bytes measured (largest live) */
+    uint64_t grad_peak;   /* gradients' largest live bytes over the run */
+    uint64_t optim_peak;  /* optimizer state's largest live bytes over the run */
+    int has_cat_peaks;    /* 1: grad_peak / optim_peak were measured */
+    int grad_scaler;      /* 1: an enabled GradScaler allocated (it may skip steps) */
     int state_cut; /* 1: the run ran out of memory in its first optimizer step, while the state
                     * was being made: optim_peak is part of it */
     uint64_t adapter_bytes;   /* parameters made under peft's code (LoRA adapters), 0: none seen */
@@ -199,17 +201,22 @@ typedef struct run_recognition {
                     * optim_where says the part made, optim_bpp is not measured (< 0) */
     int steps_maybe_skipped; /* 1: no optimizer ran that a GradScaler's skipping explains: the
                               * steps counted (gradients freed) may have updated nothing */
-    char optim_source[160];  /* the script's SGD call that says it keeps no state, with what says
-                              * so ("SGD( in train.py:56 (momentum not given: ...)"); "": none */
-    int steps_may_hide;      /* 1: no optimizer step seen, after a backward pass that completed: one
-                              * may have run unseen where it allocates and frees nothing
-                              * (optim_steps_unseen says whether this optimizer's would) */
-    uint64_t trainable;      /* trainable parameters (the gradients' elements); 0: unknown */
-    unsigned param_elem;     /* bytes per parameter element: 4, or 2 (16-bit) */
-    unsigned state_elem;     /* ... of the trained ones (their gradients, the optimizer's state) */
+    int sgd_bare; /* 1: no step ran, and every one of the script's SGD calls gives neither momentum
+                   * nor weight decay (optim_sgd_bare): its update makes no tensor */
+    char optim_source[160]; /* the script's SGD call that says it keeps no state, with what says
+                             * so ("SGD( in train.py:56 (momentum not given: ...)"); "": none */
+    int steps_may_hide;     /* 1: no optimizer step seen, after a backward pass that completed: one
+                             * may have run unseen where it allocates and frees nothing
+                             * (optim_steps_unseen says whether this optimizer's would) */
+    uint64_t trainable;     /* trainable parameters (the gradients' elements); 0: unknown */
+    unsigned param_elem;    /* bytes per parameter element: 4, or 2 (16-bit) */
+    unsigned state_elem;    /* ... of the trained ones (their gradients, the optimizer's state) */
     char trainable_where[400]; /* what they were counted from */
     int trainable_lower;   /* 1: trainable is a lower bound (before any backward, the weights whose
                             * 16-bit copies were kept; weights never cast are not told) */
+    int grads_cut;         /* 1 (with trainable_lower): the gradients' elements of a backward the
+                            * out-of-memory error cut short (recognize_input's grads_cut): the
+                            * weights it had not reached may train (predictions cost them so) */
     int beside_unused;     /* 1 (with trainable_lower): another model's blocks beside the trained
                             * one's had not been used when the first forward died (a teacher run
                             * after the student): whether they train is not told, and the kept
@@ -273,6 +280,10 @@ unsigned recognize_trainable(const recognize_input *in, run_recognition *out, un
  * not given: torch's default), -1 not known (a name or an expression, ** arguments); what says
  * so in said ("momentum=0.9", "momentum not given: torch's default 0"). */
 int optim_sgd_momentum(const char *s, size_t len, size_t open, char *said, size_t n);
+/* optim_sgd_bare: 1 when that call gives no weight decay (weight_decay= or its fifth positional
+ * argument absent, or a literal 0) and no ** arguments: with no momentum, its update adds the
+ * gradients to the weights in place, making no tensor; 0 otherwise. */
+int optim_sgd_bare(const char *s, size_t len, size_t open);
 /* optim_defined_at: 1 when the name at s[i] follows `class` or `def` (its definition, not a call)
  */
 int optim_defined_at(const char *s, size_t i);

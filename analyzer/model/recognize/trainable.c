@@ -103,6 +103,17 @@ unsigned recognize_trainable(const recognize_input *in, run_recognition *out, un
         snprintf(out->trainable_where, sizeof out->trainable_where,
                  "the weights whose 16-bit copies autocast kept at the out-of-memory error (it "
                  "keeps those of weights that need a gradient; none was measured)");
+    } else if (in->has_cat_peaks && in->grad_peak >= e && in->grads_cut) {
+        /* the backward the error cut short had not made every gradient yet: the weights it had
+         * not reached wait for theirs (a DLRM whose every weight trains, out of memory partway
+         * through its first backward, had been told 4.96 GiB of its weights "take no gradient";
+         * an Opacus encoder 6.30 M of its 18.90 M trained, "the rest frozen: adapters such as
+         * LoRA") */
+        out->trainable = in->grad_peak / e;
+        out->trainable_lower = out->grads_cut = 1;
+        snprintf(out->trainable_where, sizeof out->trainable_where,
+                 "at least: the gradients' elements made before the out-of-memory error cut the "
+                 "backward short; the backward did not reach the rest, which may train");
     } else if (in->has_cat_peaks && in->grad_peak >= e) {
         out->trainable = in->grad_peak / e;
         snprintf(out->trainable_where, sizeof out->trainable_where,
