@@ -224,7 +224,8 @@ static int report_fill(report_ctx *c)
         c->inferred = r->inferred;
         f->inferred = &c->inferred;
     }
-    if (f->inferred && r->accum) { /* the step's own count of micro-steps */
+    /* (not passes over one batch: a loss's terms back-propagated one by one, repcache.h) */
+    if (f->inferred && r->accum && !repcache_one_batch(r)) { /* the step's own micro-steps */
         infer_value *a = &c->inferred.v[INFER_gradient_accumulation_steps];
         a->known = 1, a->value = r->accum;
         const char *cut = r->dropped_events ? " seen whole in the trace" : ""; /* (a gap's) */

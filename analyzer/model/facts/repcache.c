@@ -80,3 +80,46 @@ uint64_t repcache_weight_gradients(const replay_result *r)
     }
     return b;
 }
+
+int repcache_one_batch(const replay_result *r)
+{
+    if (!r->tensor_mode || r->accum < 2 || !r->accum_steps || !r->at_step.event || !r->at_step.n)
+        return 0;
+    const replay_snapshot *st = &r->at_step;
+    uint32_t s = UINT32_MAX; /* (the step its gradients were made in, as repcache_detect) */
+    for (size_t i = 0; i < st->n; i++)
+        if (st->items[i].category == CAT_GRADIENTS && st->items[i].iter_alloc < s)
+            s = st->items[i].iter_alloc;
+    if (s == UINT32_MAX || s >= r->accum_steps)
+        return 0;
+    /* (an input copied before the step's first pass: as many passes begun as steps before) */
+    uint32_t before_first = s * r->accum, last = before_first + r->accum;
+    int kept = 0;
+    for (size_t i = 0; i < st->n; i++) {
+        const live_item *it = &st->items[i];
+        if (it->category != CAT_INPUTS || it->iter_alloc != s || it->bwd_alloc != before_first)
+            continue;
+        /* a micro-batch's own size copied again between the passes (accumulation's next), or
+         * before the first pass once for each pass (Hugging Face's Trainer copies every
+         * micro-batch of the step first) */
+        uint32_t copies = 0;
+        int twin = 0; /* a batch of its size the program made between the passes (not copied) */
+        for (size_t j = 0; j < st->n; j++) {
+            const live_item *o = &st->items[j];
+            if (o->iter_alloc != s || o->size != it->size)
+                continue;
+            int between = o->bwd_alloc > before_first && o->bwd_alloc < last;
+            if (o->category != CAT_INPUTS) {
+                twin |= between;
+                continue;
+            }
+            if (between)
+                return 0;
+            copies += o->bwd_alloc == before_first;
+        }
+        if (copies >= r->accum)
+            return 0;
+        kept |= twin;
+    }
+    return kept;
+}

@@ -18,4 +18,12 @@ uint32_t repcache_detect(const replay_result *r, uint32_t accum, uint32_t accum_
  * weight's size, and live with the weights' before the step); 0 when not so or not known. */
 uint64_t repcache_weight_gradients(const replay_result *r);
 
+/* repcache_one_batch: 1 when each step's backward passes (replay's accum >= 2, every step the
+ * same) are the terms of one batch's loss: an input the step copied before its first pass was
+ * alive at the step, none of its size was copied between the passes, and a tensor of its size
+ * the program made between them (not copied) was alive too: a GAN critic's real images and the
+ * fakes its generator made for errD_fake's pass. Not micro-batches cut from that batch (no
+ * batch-sized tensor made between the passes: views); 0 otherwise. */
+int repcache_one_batch(const replay_result *r);
+
 #endif

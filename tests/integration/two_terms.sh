@@ -1,0 +1,51 @@
+#!/bin/sh
+# two_terms.sh — two backward passes of ONE batch per optimizer step (a GAN critic's errD_real and
+# errD_fake: tests/python/two_terms.py, the fake samples made under no_grad from noise copied
+# between the passes) are no gradient accumulation: they had been "A = 2: 2 backward passes
+# before each of the 3 optimizer steps", with "same effective batch 512" (twice the program's
+# batch) and predict's "2 accumulation steps" (WGAN's critic: "keeping the effective batch 768:
+# micro-batch 256, 3 accumulation steps" for its batch of 384). Now, against the program's own
+# counts: A is not told as the passes' count where the batch copied before the step's first pass
+# lived through both and no input of its size was copied between them, and no sentence names an
+# effective batch of twice its batch; its --mode micro runs (2 micro-batches, each copied after the
+# last's backward, freed or kept to the step with an output of their size, or all copied before
+# the first pass) are still A = 2, and so is a committed Hugging Face
+# Trainer trace's (every micro-batch copied before the step's first pass).
+set -u
+. "$ROOT/tests/sim_env.sh"
+for m in terms micro micro_held micro_prefetch; do
+    timeout 120 "$VT" run -q --card 3GiB -o $m.vt -- python3 "$ROOT/tests/python/two_terms.py" \
+        --mode $m </dev/null >$m.out 2>&1 || fail "$m: run failed: $(tail -n 3 $m.out)"
+    report_both $m
+    "$VT" predict --from $m.json >$m.predict 2>&1 || fail "$m: predict --from failed"
+done
+"$VT" report --json "$ROOT/examples/traces/sim/trainer_gpt2_fit.vt" >trainer.json ||
+    fail "trainer_gpt2_fit: report failed"
+python3 - <<'PY' || fail "see above"
+import json
+bad = []
+for m in ("terms", "micro", "micro_held", "micro_prefetch"):
+    r = json.load(open(m + ".json"))
+    t = next(json.loads(l.split(" ", 1)[1]) for l in open(m + ".out") if l.startswith("VRAMTRACE_TORCH_STATS "))
+    assert not t["oom"] and t["steps"] == 3, t  # (the case: it ran through)
+    a = r["config"]["gradient_accumulation_steps"]["value"]
+    text = open(m + ".txt").read() + open(m + ".predict").read()
+    twice = "effective batch %d" % (2 * t["batch_size"])
+    if m == "terms":
+        if a not in (None, t["gradient_accumulation_steps"]):
+            bad.append("terms: A = %s, the program accumulates %d (its %d passes read one batch)" % (
+                a, t["gradient_accumulation_steps"], t["backward_passes_per_step"]))
+        for words in (twice, "%d accumulation steps" % t["backward_passes_per_step"]):
+            if words in text:
+                bad.append("terms: says %r" % words)
+    elif a != t["gradient_accumulation_steps"]:
+        bad.append("%s: A = %s, the program accumulates %d" % (m, a, t["gradient_accumulation_steps"]))
+# Hugging Face's Trainer copies every micro-batch of a step before its first pass: accumulation
+# still (the committed sim_trainer.py trace: TrainingArguments(gradient_accumulation_steps=4))
+r = json.load(open("trainer.json"))
+if (r["inferred"].get("gradient_accumulation_steps") or {}).get("value") != 4:
+    bad.append("trainer_gpt2_fit: inferred A %s, its script's 4" % r["inferred"].get("gradient_accumulation_steps"))
+print("\n".join(bad))
+raise SystemExit(1 if bad else 0)
+PY
+echo "two_terms: ok (two backward passes of one batch are no accumulation; two micro-batches are)"
