@@ -64,6 +64,7 @@ static int load_trace(const char *path, FILE *fp, const char *magic, nano_config
     snprintf(c->script_read, sizeof c->script_read, "%s", m->cfg.script_read);
     snprintf(c->targs_call, sizeof c->targs_call, "%s", m->cfg.targs_call);
     snprintf(c->batch_unplaced, sizeof c->batch_unplaced, "%s", m->cfg.batch_unplaced);
+    snprintf(c->flags_unread, sizeof c->flags_unread, "%s", m->cfg.flags_unread);
     const char *targs = advice_targs(&m->cfg, m->rec.loop);
     snprintf(run->targs, sizeof run->targs, "%s", targs ? targs : "");
     for (int k = 0; k < CFG_COUNT; k++) { /* the values as the model resolved them */
@@ -143,6 +144,10 @@ static int json_config(const cJSON *root, const cJSON *cfg, const char *where, n
     if (cJSON_IsString(bu))
         escape_term(bu->valuestring, strlen(bu->valuestring), c->batch_unplaced,
                     sizeof c->batch_unplaced);
+    cJSON *fu = cJSON_GetObjectItem(root, "config_flags_unread");
+    if (cJSON_IsString(fu))
+        escape_term(fu->valuestring, strlen(fu->valuestring), c->flags_unread,
+                    sizeof c->flags_unread);
     cJSON *fm = cJSON_GetObjectItem(root, "config_files_missing");
     if (cJSON_IsNumber(fm) && fm->valuedouble >= 0 && fm->valuedouble < 1000)
         c->nfiles_missing = (int)fm->valuedouble;

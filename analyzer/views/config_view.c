@@ -182,6 +182,9 @@ void config_add_json(cJSON *root, const nano_config *c, int transformer)
         jsonw_add_c(root, "config_targs_call", c->targs_call);
     if (c->batch_unplaced[0]) /* (an unknown micro-batch's reason names them) */
         jsonw_add_c(root, "config_batch_flags_unplaced", c->batch_unplaced);
+    /* (where no batch flag names an unknown micro-batch: the other integer flags, --N_rand) */
+    if (c->flags_unread[0] && !c->batch_unplaced[0] && !config_known(c, CFG_batch_size))
+        jsonw_add_c(root, "config_flags_unread", c->flags_unread);
     if (c->torch_version[0]) /* the recorded versions: a trace's bytes */
         jsonw_add_c(root, "torch_version", c->torch_version);
     else

@@ -219,18 +219,28 @@ int config_side_pass_name(const char *name)
 
 /* note_unplaced: a batch flag no spelling places, kept for the unknown micro-batch's sentence
  * (config_unknown_text): "--mini_batch_size 4" (as many as fit, then "...") */
-static void note_unplaced(nano_config *c, const char *flag, const char *value)
+static void note_unplaced(char *list, size_t cap, const char *flag, const char *value)
 {
     char one[64];
     snprintf(one, sizeof one, "%.40s%s%.16s", flag, value ? " " : "", value ? value : "");
-    size_t have = strlen(c->batch_unplaced), need = strlen(one) + (have ? 2 : 0);
-    if (have + need + 4 >= sizeof c->batch_unplaced) {
-        if (have && !strstr(c->batch_unplaced, "..."))
-            snprintf(c->batch_unplaced + have, sizeof c->batch_unplaced - have, ", ...");
+    size_t have = strlen(list), need = strlen(one) + (have ? 2 : 0);
+    if (have + need + 4 >= cap) {
+        if (have && !strstr(list, "..."))
+            snprintf(list + have, cap - have, ", ...");
         return;
     }
-    snprintf(c->batch_unplaced + have, sizeof c->batch_unplaced - have, "%s%s", have ? ", " : "",
-             one);
+    snprintf(list + have, cap - have, "%s%s", have ? ", " : "", one);
+}
+
+/* an_integer: s is a literal integer ("2048"): a count a flag may give */
+static int an_integer(const char *s)
+{
+    if (!s || !*s)
+        return 0;
+    for (s += *s == '-'; *s; s++)
+        if (*s < '0' || *s > '9')
+            return 0;
+    return 1;
 }
 
 void config_apply_flags(nano_config *c, int argc, const char *const *argv)
@@ -259,8 +269,11 @@ void config_apply_flags(nano_config *c, int argc, const char *const *argv)
         }
         int k = spelling_key(name);
         if (k < 0) {
+            const char *v = eq ? eq + 1 : has_next ? next : NULL;
             if (strstr(name, "batch") && !config_side_pass_name(name))
-                note_unplaced(c, flag, eq ? eq + 1 : has_next ? next : NULL);
+                note_unplaced(c->batch_unplaced, sizeof c->batch_unplaced, flag, v);
+            else if (an_integer(v) && !config_side_pass_name(name)) /* (--N_rand 2048) */
+                note_unplaced(c->flags_unread, sizeof c->flags_unread, flag, v);
             if (!eq && has_next)
                 i++; /* an unknown flag's value; ignored silently */
             continue;

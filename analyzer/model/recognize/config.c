@@ -444,6 +444,12 @@ const char *config_unknown_text(const nano_config *c, config_key k, char *buf, s
                      ? ": under a cap on a batch's tokens, B is the cap over the samples' "
                        "length, and changes as the length does"
                      : "");
+    else if (k == CFG_batch_size && c->flags_unread[0]) /* (--N_rand 2048: given, by its name) */
+        snprintf(buf, n,
+                 "the command line gives %s, %s vramtrace does not read: whether %s the "
+                 "micro-batch (rays, samples or items per step) is not known",
+                 c->flags_unread, strchr(c->flags_unread, ',') ? "flags" : "a flag",
+                 strchr(c->flags_unread, ',') ? "one of them sets" : "it sets");
     else if (c->script_read[0]) /* (the trace holds the script: not "the trace does not give it") */
         snprintf(buf, n,
                  "the command line does not give it, and no flag of the recorded %s sets it",

@@ -149,6 +149,10 @@ typedef struct nano_config {
      * ("--rollout_batch_size 16, --mini_batch_size 4"; config_apply_flags): an unknown micro-batch
      * names them, never "the command line does not give it"; or "" */
     char batch_unplaced[96];
+    /* the command line's other flags of an integer value that no spelling places ("--N_rand
+     * 2048": NeRF's rays per step, a batch by another name; config_apply_flags): an unknown
+     * micro-batch names them, never "the command line does not give it"; or "" */
+    char flags_unread[96];
 } nano_config;
 
 /* config_init: every key at nanoGPT's default, source CONFIG_SRC_DEFAULT. */

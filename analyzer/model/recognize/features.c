@@ -194,7 +194,7 @@ static void recognize_ema(const recognize_input *in, int frames, run_recognition
                  "not recognised: no code of a known EMA ran (diffusers' EMAModel, timm's "
                  "ModelEma, AveragedModel, torch_ema); no backward told which weights train, "
                  "and %zu weight tensors (%.1f MiB) repeat %s the sizes of the %zu before "
-                 "them: a copy the program keeps (an EMA's, or another model's)",
+                 "them: a copy (an EMA's) or a second model of that shape",
                  in->copy_tensors, (double)in->copy_bytes / 1048576.0,
                  in->copy_reordered == 1 ? "in another order (copy.deepcopy made them)"
                  : in->copy_reordered == 2

@@ -90,7 +90,8 @@ unsigned recognize_trainable(const recognize_input *in, run_recognition *out, un
         snprintf(out->trainable_where, sizeof out->trainable_where,
                  "at least: the weights whose sizes the %zu weight tensors made after them hold, "
                  "one for one (%.1f MiB: a copy the program keeps, an EMA's or a reference "
-                 "model's, is of a trained model); no backward told which weights train",
+                 "model's, is of a trained model, and a second model of their shape may train "
+                 "too); no backward told which weights train",
                  in->copy_tensors, (double)in->copy_bytes / 1048576.0);
     } else if (in->has_cat_peaks && !in->grad_peak && in->trained_by_copies >= e &&
                in->trained_by_copies < in->param_bytes / 16) {
