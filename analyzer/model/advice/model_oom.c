@@ -108,8 +108,8 @@ void model_oom_calibrate(model_result *m, const run_facts *f)
     m->calib.oom_in_step = oom_in(f, "optimizer");
     model_kv_kept(f, &m->calib.kv_oom);
     model_oom_forward_share(m, f);
-    forward_whole(m, f);    /* (a later forward's: the share of none but the first's) */
-    backward_kept(m, f);    /* (lower bounds: a backward that keeps what it makes) */
+    forward_whole(m, f); /* (a later forward's: the share of none but the first's) */
+    backward_kept(m, f); /* (lower bounds: a backward that keeps what it makes) */
     m->calib.step_in_place = m->rec.sgd_bare;
     if (f->iterations == 0) /* the step it never reached: at least that, at any shape */
         advice_unreached_step(&m->calib, &m->shape);
