@@ -142,8 +142,7 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
         most_state(m, s, r->optim_kinds, pb); /* not measured: the script's kinds, or AdamW */
     uint64_t P = m->params_trace || !r->trainable_lower ? m->params_trace /* (else at pb each) */
                                                         : f->cat_peak[CAT_PARAMETERS] / pb;
-    /* (not a count a cut backward made: the weights it had not reached costed as trained) */
-    if (r->trainable && P && r->trainable < P && !r->grads_cut)
+    if (r->trainable && P && r->trainable < P && !r->grads_cut) /* (a cut backward: all trained) */
         s->train_frac = (double)r->trainable / (double)P;
     else if (!r->trainable && r->feat[FEATURE_LORA].state == FEAT_ON) {
         /* LoRA, and no gradient measured (an OOM before the first backward): the frozen weights
