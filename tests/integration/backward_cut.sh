@@ -8,13 +8,28 @@
 # weights and their gradients, 4 GiB). Now, against the program's own counts: the trained count is
 # the gradients' elements at the error (the program's own .grad bytes among them), said as at least (JSON trainable_params_at_least), and
 # never that the rest take no gradient; the configuration needs at least the weights and all
-# their gradients; plain SGD's update (in place) adds no temporaries the size of the gradients.
+# their gradients, and no more than its run on a larger card takes (the failed request, one of the
+# gradients costed, is not added again); plain SGD's update (in place) adds no temporaries the
+# size of the gradients.
 set -u
 . "$ROOT/tests/sim_env.sh"
 timeout 300 "$VT" run -q --card 3GiB -o run.vt -- python3 "$ROOT/tests/python/backward_cut.py" \
     </dev/null >run.out 2>&1
 report_both run
 "$VT" predict --from run.vt >run.predict 2>&1 || fail "predict --from failed"
+# the same program on a card it fits: what its configuration's tensors really take
+timeout 300 "$VT" run -q --card 8GiB -o big.vt -- python3 "$ROOT/tests/python/backward_cut.py" \
+    </dev/null >big.out 2>&1 || fail "the run on 8 GiB failed"
+python3 - run.json big.out <<'PY' || fail "see above"
+import json, sys
+r = json.load(open(sys.argv[1]))
+t = next(json.loads(l.split(" ", 1)[1]) for l in open(sys.argv[2]) if l.startswith("VRAMTRACE_TORCH_STATS "))
+assert not t["oom"], t
+need, took = r["prediction"]["current_allocated_bytes"], t["max_memory_allocated"]
+# (the failed request, a table's gradient, had been costed twice: 4.90 GB predicted, 4.36 taken)
+if need > took * 1.02:
+    raise SystemExit("the configuration's tensors predicted %d, its run on a larger card took %d" % (need, took))
+PY
 python3 - run.json run.out run.txt run.predict <<'PY' || fail "see above"
 import json, sys
 r = json.load(open(sys.argv[1]))

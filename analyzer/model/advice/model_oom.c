@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "advice.h"
+#include "bytes_sat.h"
 #include "formula.h"
 #include "model_first_forward.h"
 #include "model_trace.h"
@@ -111,6 +112,13 @@ void model_oom_calibrate(model_result *m, const run_facts *f)
     forward_whole(m, f); /* (a later forward's: the share of none but the first's) */
     backward_kept(m, f); /* (lower bounds: a backward that keeps what it makes) */
     m->calib.step_in_place = m->rec.sgd_bare;
+    /* a first backward cut short, the weights it had not reached costed as trained (grads_cut):
+     * a failed request no larger than their gradients was one of them, costed there already (a
+     * DLRM-like model out of memory making a table's gradient had it twice: tensors predicted
+     * 4.90 GB, its run on a larger card took 4.36) */
+    uint64_t unmade = bytes_diff(f->at_oom.bytes[CAT_PARAMETERS], f->at_oom.bytes[CAT_GRADIENTS]);
+    if (m->rec.grads_cut && oom_in(f, "backward") && f->oom_requested <= unmade)
+        m->calib.oom_request = 0;
     if (f->iterations == 0) /* the step it never reached: at least that, at any shape */
         advice_unreached_step(&m->calib, &m->shape);
     if (m->rec.state_cut) {
