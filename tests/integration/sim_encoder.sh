@@ -37,7 +37,8 @@ def size(t):
     return float(v) * {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}[u]
 for b in (64, 128):
     j, text = json.load(open("enc%d.json" % b)), open("enc%d.txt" % b).read()
-    fam = re.search(r"^what was trained: (.*)$", text, re.M).group(1)
+    # ("what ran" where most weights take no gradient: its frozen 250002×768 embeddings)
+    fam = re.search(r"^what (?:was trained|ran): (.*)$", text, re.M).group(1)
     ev = re.search(r"^  evidence +(.*)$", text, re.M).group(1)
     if "language model" in fam.split("(")[0] or "and B·T×V logits" in ev:
         bad.append("enc%d: called a language model: %s / %s" % (b, fam, ev))

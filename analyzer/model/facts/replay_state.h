@@ -190,13 +190,12 @@ typedef struct state {
     uint64_t kv_live;    /* the tensors live under it (kv_on) */
     uint64_t kv_pend[4]; /* the sizes of the KV tensors made since the last other tensor */
     unsigned nkv_pend;
-    struct again *again; /* a one-step run's tensor events (replay_again.c); NULL: not logged */
-    oom_track oom_rec;   /* a caught OOM a later failure may yet leave the run's (caught) */
-    uint32_t bwd_oom;    /* the backward pass an OOM not recovered from came in (0: none) */
-    went_on_window won;  /* what the program went on with after an error it caught */
-    oom_aside aside;     /* the caught OOM's snapshot while a later failure's is taken */
-    /* (last: the per-event fields keep their offsets) */
-    uint32_t last_free_iter; /* the steps when the last step made by a gradient's free began */
+    struct again *again;     /* a one-step run's tensor events (replay_again.c); NULL: not logged */
+    oom_track oom_rec;       /* a caught OOM a later failure may yet leave the run's (caught) */
+    uint32_t bwd_oom;        /* the backward pass an OOM not recovered from came in (0: none) */
+    went_on_window won;      /* what the program went on with after an error it caught */
+    oom_aside aside;         /* the caught OOM's snapshot while a later failure's is taken */
+    uint32_t last_free_iter; /* (last: per-event offsets kept) when the last free-made step began */
     int opt_stepped;         /* a step not made so came (replay_phase.c's free_steps_first) */
 } state;
 
@@ -598,5 +597,4 @@ static inline void replay_cats_sweep(state *s)
  * r->has_cat_peaks, cat_peak, cat_peak_ns, cat_peaks_lost. */
 void replay_cats_end(state *s);
 void replay_cats_free_all(state *s);
-
 #endif
