@@ -53,6 +53,8 @@ typedef struct report_growth {
     int no_opt_step;             /* 1: the replay saw no optimizer step in the run */
     int steps_unseen;            /* 1: ... where steps may have run unseen (optim_steps_unseen) */
     int steps_passes; /* 1: a gradient's free need not have ended a step (free_steps_first) */
+    int split; /* 1: iterations are the gradient frees over A (report_opt_steps): of the growth's
+                * steps, which ended in an optimizer step is not known */
     int from_records; /* 1: the trace's STEP records (a chunked trace), 0: the replay */
     int tensors;      /* 1: tensor bytes, 0: device bytes (segment mode) */
     report_growth_site sites[REPORT_GROWTH_SITES];
@@ -146,6 +148,10 @@ unsigned report_params16(report_ctx *c, replay_result *r, const run_facts *f);
 void report_data(replay_result *r, run_facts *f);
 /* report_growth: c->growth from runs[0]'s replay and the model's card (report_growth.c). */
 void report_growth_fill(report_ctx *c);
+/* report_opt_steps: the optimizer steps the reports say the run took: r->iterations, or where a
+ * logical batch is split into physical ones whose every backward pass ended in a gradient free
+ * (nano_config.split_on), those frees over A */
+unsigned report_opt_steps(const report_ctx *c);
 /* report_of_trace: replays path into a fresh c (top 3, no overrides) and builds the report.
  * Returns 0, or an exit code (VT_EXIT_USAGE, VT_EXIT_MALFORMED) with err; report_free(c) after
  * either. */

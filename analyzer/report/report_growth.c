@@ -73,7 +73,8 @@ void report_growth_fill(report_ctx *c)
     o->steps = g->steps;
     o->opt_steps = g->opt_steps;
     o->passes = (uint32_t)r->backward_passes;
-    o->iterations = (uint32_t)r->iterations;
+    o->iterations = report_opt_steps(c);
+    o->split = c->model && c->model->cfg.split_on;
     o->steps_passes = r->free_steps_first && r->tensor_mode;
     o->from_records = g->from_records;
     o->tensors = g->tensors_seen;
@@ -133,4 +134,9 @@ void report_growth_fill(report_ctx *c)
         double at = (double)g->steps + o->steps_to_card;
         o->at_step = at > 4e9 ? UINT32_MAX : (uint32_t)at;
     }
+}
+
+unsigned report_opt_steps(const report_ctx *c)
+{
+    return c->model && c->model->cfg.split_on ? c->model->cfg.split_steps : c->runs[0].iterations;
 }

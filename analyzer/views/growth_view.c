@@ -220,7 +220,7 @@ void growth_json(cJSON *root, const report_ctx *c)
     }
     cJSON *o = cJSON_AddObjectToObject(root, "growth");
     cJSON_AddNumberToObject(o, "steps", g->steps);
-    if (g->steps_passes) /* (not known: see iterations_known) */
+    if (g->steps_passes || g->split) /* (not known: see iterations_known, report_opt_steps) */
         cJSON_AddNullToObject(o, "optimizer_steps");
     else
         cJSON_AddNumberToObject(o, "optimizer_steps", g->opt_steps);

@@ -254,7 +254,7 @@ static void header(FILE *out, const report_ctx *c)
                                sizeof fails),
             report_lost_text(r->run_dropped, replay_missing_events(r), replay_made_events(r),
                              r->lost_why | r->ended, lost, sizeof lost),
-            r->iterations, report_steps_noun(r),
+            report_opt_steps(c), report_steps_noun(c),
             r->tensor_mode ? report_steps_hedge(c) : " that grew the cache",
             (double)r->end_ns / 1e9);
     char caught[REPORT_CAUGHT_LEN]; /* (as the text report's oom line says it) */

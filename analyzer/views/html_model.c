@@ -72,7 +72,7 @@ void html_summary(FILE *out, const report_ctx *c)
         fprintf(out,
                 "<div class=card><h3>run</h3><p class=big>no OOM</p><p>%u %s%s "
                 "traced%s%s</p></div>\n",
-                r->iterations, report_steps_noun(r), report_steps_hedge(c),
+                report_opt_steps(c), report_steps_noun(c), report_steps_hedge(c),
                 m && m->tight ? "; it fit with less than " ADVICE_HEADROOM_PCT_TEXT " % free" : "",
                 m && m->tight && f->oom_recovered
                     ? ", after its allocator reached the card and released its cache"

@@ -164,7 +164,7 @@ int report_json(FILE *out, const report_ctx *c)
         cJSON_AddNumberToObject(root, "made_events", (double)replay_made_events(r));
     cJSON_AddNumberToObject(root, "failed_frees", (double)r->n_failed_frees);
     cJSON_AddNumberToObject(root, "failed_frees_at_shutdown", (double)r->n_failed_frees_shutdown);
-    cJSON_AddNumberToObject(root, "iterations", r->iterations);
+    cJSON_AddNumberToObject(root, "iterations", report_opt_steps(c));
     /* (0 seen, where a step may leave no trace: not 0 run) */
     if ((c->model && !r->iterations && optim_steps_unseen(&c->model->rec)) ||
         (r->free_steps_first && r->tensor_mode)) /* (a free that may end a pass, not a step) */

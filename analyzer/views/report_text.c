@@ -77,12 +77,13 @@ const char *report_stacks_text(const replay_result *r, char *buf, size_t n)
     return buf;
 }
 
-const char *report_steps_noun(const replay_result *r)
+const char *report_steps_noun(const report_ctx *c)
 {
+    const replay_result *r = &c->runs[0];
     if (r->free_steps_first && r->tensor_mode)
         return r->iterations == 1 ? "gradient free or optimizer step after a backward pass"
                                   : "gradient frees or optimizer steps after a backward pass";
-    return r->iterations == 1 ? "optimizer step" : "optimizer steps";
+    return report_opt_steps(c) == 1 ? "optimizer step" : "optimizer steps";
 }
 
 const char *report_steps_hedge(const report_ctx *c)
@@ -91,6 +92,16 @@ const char *report_steps_hedge(const report_ctx *c)
     /* (SAM's 2 steps of 2 passes each had been "4 optimizer steps") */
     if (r->free_steps_first && r->tensor_mode)
         return " (how many optimizer steps ran is not known: " STEPS_PASSES_WHY ")";
+    static char split[200]; /* (one report at a time) */
+    const nano_config *cf = c->model ? &c->model->cfg : NULL;
+    if (cf && cf->split_on) { /* (Opacus's 2 steps of 4 physical batches had been "8") */
+        snprintf(split, sizeof split,
+                 " (%u gradient frees after a backward pass, one per physical batch: %lld "
+                 "physical batches of the logical batch %s %lld make each optimizer step)",
+                 r->iterations, cf->v[CFG_gradient_accumulation_steps].i, cf->batch_global,
+                 cf->batch_global_v);
+        return split;
+    }
     /* a trace whose events were dropped (bounded): its per-step summaries count the run's (it
      * said "2 optimizer steps" where its growth section said 3, the run's) */
     static char kept[96]; /* (one report at a time) */
@@ -303,8 +314,8 @@ static void print_run(FILE *out, const report_ctx *c)
                      r->lost_why | r->ended, lost, sizeof lost);
     if (r->tensor_mode)
         fprintf(out, "  events   %llu (%s%s), %u %s%s, %.2f s traced\n",
-                (unsigned long long)r->n_events, fails, lost, r->iterations, report_steps_noun(r),
-                report_steps_hedge(c), secs(r->end_ns));
+                (unsigned long long)r->n_events, fails, lost, report_opt_steps(c),
+                report_steps_noun(c), report_steps_hedge(c), secs(r->end_ns));
     else /* a step that reserves no new segment leaves no event */
         fprintf(out,
                 "  events   %llu (%s%s), %u optimizer step%s that grew the cache, %.2f s "

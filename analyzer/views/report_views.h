@@ -67,9 +67,9 @@ const char *report_sites_heading(const replay_result *r);
 /* report_steps_hedge: what the optimizer steps counted may not be (a GradScaler that may have
  * skipped them), to follow "N optimizer steps", or "". */
 const char *report_steps_hedge(const report_ctx *c);
-/* report_steps_noun: what r's count of optimizer steps (r->iterations) counts, to follow the
+/* report_steps_noun: what the count of optimizer steps (report_opt_steps) counts, to follow the
  * number: "optimizer step(s)", or "gradient free(s) after a backward pass" where a free need not
  * have ended a step (replay.h free_steps_first; report_steps_hedge says why). */
-const char *report_steps_noun(const replay_result *r);
+const char *report_steps_noun(const report_ctx *c);
 
 #endif

@@ -17,12 +17,22 @@ P="$ROOT/tests/python/dp_physical.py"
 timeout 300 "$VT" run -q --card 3GiB -o run.vt -- python3 "$P" --batch-size 64 \
     --max-physical-batch-size 16 </dev/null >run.out 2>&1 || fail "run failed: $(tail -n 3 run.out)"
 report_both run
-python3 - run.json run.out >whatif.txt <<'PY' || fail "$(cat whatif.txt)"
+python3 - run.json run.out run.txt >whatif.txt <<'PY' || fail "$(cat whatif.txt)"
 import json, re, sys
 r = json.load(open(sys.argv[1]))
 t = next(json.loads(l.split(" ", 1)[1]) for l in open(sys.argv[2]) if l.startswith("VRAMTRACE_TORCH_STATS "))
 assert not t["oom"] and t["steps"] == 2, t  # (the case: it ran through)
 c, bad = r["config"], []
+# the optimizer steps, not the physical batches' gradient frees (its skipped steps had been
+# counted: "8 optimizer steps" beside "A = 4 ... before each optimizer step")
+if r["iterations"] != t["steps"] or r.get("iterations_known", True) is not True:
+    bad.append("JSON iterations %s, the program ran %d optimizer steps" % (r["iterations"], t["steps"]))
+if r["growth"]["optimizer_steps"] is not None:
+    bad.append("growth.optimizer_steps %s: which growth steps ended one is not known" % r["growth"]["optimizer_steps"])
+txt = open(sys.argv[3]).read()
+want = ", %d optimizer steps (%d gradient frees after a backward pass" % (t["steps"], t["backward_passes"])
+if want not in txt or "(its own: %d backward passes, %d optimizer steps)" % (t["backward_passes"], t["steps"]) not in txt:
+    bad.append("the text does not say %r: %s" % (want, [l for l in txt.split("\n") if "optimizer step" in l][:2]))
 b, T, A = c["batch_size"], c["block_size"], c["gradient_accumulation_steps"]
 if b["value"] != t["physical_batch"] or b.get("flag") != "--max-physical-batch-size":
     bad.append("B %s (%s), the physical batch is %d" % (b["value"], b.get("flag"), t["physical_batch"]))

@@ -88,6 +88,14 @@ void model_cache_passes(nano_config *c, const run_facts *f)
 void model_step_passes(nano_config *c, const run_facts *f)
 {
     config_value *a = &c->v[CFG_gradient_accumulation_steps];
+    const infer_value *ta = f->inferred ? &f->inferred->v[INFER_gradient_accumulation_steps] : 0;
+    /* a logical batch split into A physical batches whose every backward pass the trace ended in
+     * a step (a gradient free: Opacus's skipped steps free .grad and grad_sample): the optimizer
+     * steps are those over A (a DP run of 2 steps of 4 physical batches had been "8 optimizer
+     * steps" beside "A = 4 ... before each optimizer step") */
+    if (c->batch_split && (a->src == CONFIG_SRC_ARG || a->src == CONFIG_SRC_FILE) && a->i >= 2 &&
+        f->iterations > 0 && ta && ta->known && ta->value == 1)
+        c->split_on = 1, c->split_steps = (unsigned)(f->iterations / a->i);
     if (!f->free_steps_first || (a->src != CONFIG_SRC_TRACE && a->src != CONFIG_SRC_UNKNOWN))
         return;
     /* (SAM's 2 steps of 2 passes each had been "A = 1: 1 backward pass before each of the 4

@@ -145,6 +145,11 @@ typedef struct nano_config {
      * --max-physical-batch-size: config_script_physical), A = batch_global_v / B: no flag of A,
      * a change of it spelled through batch_global */
     int batch_split;
+    /* batch_split with A known, in a trace that counted one optimizer step per backward pass (a
+     * gradient free after each: the DP optimizer's zero_grad of each physical batch, its skipped
+     * steps): the optimizer steps are those over A, split_steps (model_split_steps); 0: not so */
+    int split_on;
+    unsigned split_steps;
     /* the command line's flags with "batch" in their names that no spelling places
      * ("--rollout_batch_size 16, --mini_batch_size 4"; config_apply_flags): an unknown micro-batch
      * names them, never "the command line does not give it"; or "" */
