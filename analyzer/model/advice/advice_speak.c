@@ -196,17 +196,28 @@ static int accum_code_change(const nano_config *cfg, const gpt_shape *s, const g
 }
 
 /* batch_statistics: a smaller micro-batch changes BatchNorm's statistics: "same final model"
- * is not true of such a network; said instead. */
-static void batch_statistics(advice_item *it, const gpt_shape *cur)
+ * is not true of such a network; said instead. Of a model with no language model's loss (lm:
+ * rec.lm_head != 1) the loss may not score each sample alone either (samples_alone): said
+ * with it (SimCLR's NT-Xent, whose negatives are the micro-batch's, had been told only
+ * "BatchNorm's statistics over micro-batches of 128 (the final model can differ)") */
+static void batch_statistics(advice_item *it, const gpt_shape *cur, int lm)
 {
     char *p = strstr(it->note, "same final model");
     if (!p || it->shape.B == cur->B)
         return;
     char rest[200];
     snprintf(rest, sizeof rest, "%s", p + strlen("same final model"));
-    snprintf(p, sizeof it->note - (size_t)(p - it->note),
-             "BatchNorm's statistics over micro-batches of %llu (the final model can differ)%s",
-             (unsigned long long)it->shape.B, rest);
+    if (lm)
+        snprintf(p, sizeof it->note - (size_t)(p - it->note),
+                 "BatchNorm's statistics over micro-batches of %llu (the final model can "
+                 "differ)%s",
+                 (unsigned long long)it->shape.B, rest);
+    else
+        snprintf(p, sizeof it->note - (size_t)(p - it->note),
+                 "BatchNorm's statistics over micro-batches of %llu (the final model can "
+                 "differ, as it can where the loss is not of each sample alone: a contrastive "
+                 "loss's in-batch negatives, a batch mixed with itself)%s",
+                 (unsigned long long)it->shape.B, rest);
 }
 
 /* samples_alone: the same gradients from smaller micro-batches hold where the loss is a mean over
@@ -255,7 +266,7 @@ void advice_speak(advice_item *items, int n, const nano_config *cfg, const gpt_s
         if (rec->carried[0])
             carried(&items[i], cur, rec->carried);
         else if (rec->batchnorm)
-            batch_statistics(&items[i], cur);
+            batch_statistics(&items[i], cur, rec->lm_head == 1);
         else if (rec->lm_head != 1)
             samples_alone(&items[i], cur);
 }
