@@ -9,7 +9,8 @@
 # out of memory as 64 did. Now A and B are not known, their rows say why (the first pass of each
 # step made no gradient of a weight) and name the program's chunk flags, and no what-if of the
 # batch flag is made; vramtrace fit's trials say the same; its JSON family is no decoder's, and
-# the gradients' elements are its weights' (the representations' gradient not among them). The same program with real accumulation (--splits 4: four micro-batches,
+# the gradients' elements are its weights' (the representations' gradient not among them), and so
+# are the weights made before training (its token batches kept beside them not among them). The same program with real accumulation (--splits 4: four micro-batches,
 # each its own loss and backward) is still A = 4 from the trace.
 set -u
 . "$ROOT/tests/sim_env.sh"
@@ -36,6 +37,11 @@ for r in fit keep; do
 assert r['trainable_params'] in (n, None), r['trainable_params']
 assert all(int(g) == n for g in re.findall(r'over (\d+) gradient elements', r['optimizer']['where'])), r['optimizer']['where']" $r.json "$(fact $r trainable)" ||
         fail "$r: trainable: $(grep -o '"trainable_params":[0-9a-z]*' $r.json), $(grep -o 'over [0-9]* gradient elements' $r.txt)"
+    # (the weights made before training: the program's (all trained), not its query and passage
+    # token batches besides: "10.60 M of the 10.63 M weight elements", 36864 of them the batches')
+    python3 -c "import json, sys; p = json.load(open(sys.argv[1]))['inferred']['params']
+assert p['value'] in (int(sys.argv[2]), None), p" $r.json "$(fact $r trainable)" ||
+        fail "$r: weights: $(grep 'weight elements made before training' $r.txt)"
 done
 # (two encoders: the JSON's family, as the text says it, had been "decoder_transformer")
 python3 -c "import json, sys; f = json.load(open(sys.argv[1]))['recognized']['family']; assert f != 'decoder_transformer', f" fit.json ||

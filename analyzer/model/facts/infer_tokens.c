@@ -11,13 +11,19 @@
 /* vt__batch_from: where the run of B·T·8-byte tensors that ends the kept prefix begins (the token
  * batch and its targets the training loop kept alive; *end: the prefix's end), *end when none.
  * A copy of the weights ends it (an EMA of fp32 master weights whose last norm's weight and bias,
- * 512 fp32 each, are the size of 256 int64 tokens: counted as three more batches). */
+ * 512 fp32 each, are the size of 256 int64 tokens: counted as three more batches). The program's
+ * own inputs its stacks tell (made or copied onto the device by its line, outside a module's
+ * __init__ or .to()) are of the run whatever their size: a retriever's query and passage token
+ * batches, B×32 and 8B×128 int64, before its targets arange(B) (the batch read) had been
+ * counted as weights, 294912 elements over the program's 217780224. */
 size_t vt__batch_from(const vt__pass *p, uint64_t bt, size_t *end)
 {
     size_t e = 0, from;
     while (e < p->n && p->t[e].kept)
         e++;
-    for (from = e; bt && from > 0 && p->t[from - 1].size == bt * 8 && !p->t[from - 1].copy;)
+    for (from = e;
+         bt && from > 0 && !p->t[from - 1].copy &&
+         (p->t[from - 1].size == bt * 8 || (p->t[from - 1].input && !p->t[from - 1].init));)
         from--;
     *end = e;
     return from;
@@ -168,18 +174,23 @@ void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t nelems, s
                      : "the logits B·T×V of the first forward are fp32 only");
     vt__lm_logits(p, bt, V, dt, out);
     /* the token batch (and targets) the training loop kept alive end the parameters' prefix:
-     * the program made them after the model. Only that last run of B·T·8-byte tensors is left
-     * out: one of that size among the weights is the model's (LoRA's rank-8 adapters of 8×1024
-     * fp32 are 32768 B, as a batch of 4·1024 int64 tokens is) */
-    uint64_t batch_bytes = 0;
+     * the program made them after the model. Only that last run of B·T·8-byte tensors (and the
+     * program's own inputs among them, vt__batch_from) is left out: one of that size among the
+     * weights is the model's (LoRA's rank-8 adapters of 8×1024 fp32 are 32768 B, as a batch of
+     * 4·1024 int64 tokens is) */
+    uint64_t batch_bytes = 0, other = 0;
     size_t end, from = vt__batch_from(p, bt, &end);
     for (size_t i = from; i < end; i++)
-        batch_bytes += p->t[i].size;
+        if (!p->t[i].batch) { /* (data: counted out already) */
+            batch_bytes += p->t[i].size;
+            other += p->t[i].size != bt * 8;
+        }
     infer_value *pv = &out->v[INFER_params];
     if (batch_bytes && pv->known && (uint64_t)pv->value * vt__elem(p) > batch_bytes) {
         pv->value -= (int64_t)(batch_bytes / vt__elem(p));
         size_t w = strlen(pv->where);
-        snprintf(pv->where + w, sizeof pv->where - w, ", less the token batch (%llu B)",
+        snprintf(pv->where + w, sizeof pv->where - w, ", less the token batch%s (%llu B)",
+                 other ? " and the program's other inputs kept beside it" : "",
                  (unsigned long long)batch_bytes);
     }
     size_t emb = vt__embeds(p, at, bt, d), stop = emb ? emb + 4 : at;
