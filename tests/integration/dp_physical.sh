@@ -164,4 +164,22 @@ if r["peak"]["process_bytes"] < pred:
     print("the rerun peaks at %d, below the %d it needs at least" % (r["peak"]["process_bytes"], pred))
     raise SystemExit(1)
 PY
+# the cause of such an error names what the backward kept beside the activations: a physical
+# batch of 1280 over 8 tokens, its per-sample gradients (the program's count at the failure) most
+# of what was live, had been told "activations 5 MiB and logits/loss 0 MiB were live in the
+# backward; they grow with the micro-batch" and nothing of them
+timeout 300 "$VT" run -q --card 1536MiB -o kept.vt -- python3 "$P" --batch-size 2560 \
+    --max-physical-batch-size 1280 --max-sequence-length 8 </dev/null >kept.out 2>&1
+report_both kept
+python3 - kept.json kept.out <<'PY' || fail "kept: $(grep -A1 '  cause:' kept.txt)"
+import json, re, sys
+o = json.load(open(sys.argv[1]))["oom"]
+t = next(json.loads(l.split(" ", 1)[1]) for l in open(sys.argv[2]) if l.startswith("VRAMTRACE_TORCH_STATS "))
+assert t["oom"] and t["oom_phase"] == "backward", t  # (the case)
+kept = t["grad_sample_bytes_at_oom"] / 1048576
+m = re.search(r"(\d+) MiB the backward itself made and kept", o["evidence"])
+assert m and int(m.group(1)) >= int(kept), (kept, o["evidence"])
+assert "what its backward made and kept" in o["cause_text"], o["cause_text"]
+PY
+grep -q "what its backward made and kept" kept.txt || fail "kept: the text's cause: $(grep '  cause:' kept.txt)"
 echo "dp_physical: ok (the physical batch is B, the logical batch B·A; T the program's; what-ifs through the physical flag)"

@@ -8,7 +8,8 @@ gradient (B x out x in), kept until the DP optimizer's zero_grad. The DP optimiz
 them per physical batch and frees every .grad; only on the last physical batch of a logical batch
 does the wrapped optimizer (AdamW) step. Prints its truth (VRAMTRACE_TORCH_STATS): the logical
 and physical batches, the physical batches per optimizer step, T, the optimizer steps and the
-backward passes, the per-sample gradients' bytes. Used by tests/integration/dp_physical.sh."""
+backward passes, the per-sample gradients' bytes (and those alive at an out-of-memory error).
+Used by tests/integration/dp_physical.sh."""
 import argparse
 import os
 import sys
@@ -121,6 +122,8 @@ def main():
                 del ids, y, loss
     except torch.OutOfMemoryError as e:
         record_oom(truth, phase, e)
+        # (the per-sample gradients the backward had made and kept when it failed)
+        truth["grad_sample_bytes_at_oom"] = tensor_bytes(GRAD_SAMPLE.values())
     truth["grad_bytes"] = 4 * truth["trainable_params"]
     truth["param_bytes"] = tensor_bytes(model.parameters())
     return finish(torch, truth)

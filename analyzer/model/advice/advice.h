@@ -169,7 +169,8 @@ typedef struct model_calib {
     int went_on_steps; /* its optimizer steps (one: its forwards ran before the state existed) */
 } model_calib;
 
-/* advice_backward_kept: an OOM in a backward (not in the step) whose own tensors (made by it, no
+/* advice_backward_keeps: live's breakdown is such a backward's (advice_oom_cause says its bytes);
+ * advice_backward_kept: an OOM in a backward (not in the step) whose own tensors (made by it, no
  * parameter's .grad) live at the failure are at least half the activations still live there and
  * an eighth of every tensor live: a backward that keeps what it makes (per-sample gradients, as
  * DP-SGD's grad samplers keep for the optimizer's clipping: B x every trained weight, growing
@@ -178,15 +179,19 @@ typedef struct model_calib {
  * freed as it goes, is a few per cent of the activations (12 % at most in the committed traces),
  * or a few MiB beside the weights (a DLRM's 13.5 MiB beside its 8 GiB of embeddings, past its
  * last activations' 6.5). */
-static inline int advice_backward_kept(const model_calib *c)
+static inline int advice_backward_keeps(const cat_breakdown *b)
 {
-    uint64_t bw = c->oom_live.bytes[CAT_BACKWARD], act = c->oom_live.bytes[CAT_ACTIVATIONS];
+    uint64_t bw = b->bytes[CAT_BACKWARD], act = b->bytes[CAT_ACTIVATIONS];
     uint64_t live = 0;
     for (int k = 0; k < CAT_COUNT; k++)
         live += k == CAT_CACHE || k == CAT_CONTEXT || k == CAT_KERNEL_CODE || k == CAT_EXTERNAL
                     ? 0
-                    : c->oom_live.bytes[k];
-    return c->has_oom && !c->oom_in_step && bw && bw >= act / 2 && bw >= live / 8;
+                    : b->bytes[k];
+    return bw && bw >= act / 2 && bw >= live / 8;
+}
+static inline int advice_backward_kept(const model_calib *c)
+{
+    return c->has_oom && !c->oom_in_step && advice_backward_keeps(&c->oom_live);
 }
 
 /* A prediction for one shape. */
@@ -452,6 +457,10 @@ const char *advice_cause_text(oom_cause c);
  * with ADVICE_CAUSE_NO_BATCH (the run's micro-batch is not known: a full-batch step, a graph's
  * every node) the activations' cause is one forward's tensors, not "one micro-batch" */
 #define ADVICE_CAUSE_NO_BATCH 2
+/* ... and with ADVICE_CAUSE_BACKWARD_KEPT (advice_backward_kept's run: a backward that keeps what
+ * it makes) one micro-batch's tensors are its activations and what its backward kept, not a
+ * forward's alone (Opacus's 4.98 GiB of per-sample gradients beside 5.91 of activations) */
+#define ADVICE_CAUSE_BACKWARD_KEPT 4
 const char *advice_cause_text_on(oom_cause c, int device);
 
 /* advice_oom_cause: classifies an OOM from what was live (by category), the request, the
@@ -459,7 +468,8 @@ const char *advice_cause_text_on(oom_cause c, int device);
  * ("forward", "backward", "optimizer", "eval", "step_pass" (an eval-phase pass whose outputs the
  * step uses), "compile", or NULL) and the optimizer steps done. why gets one line of evidence,
  * in a transformer's terms when transformer (1: B*T tokens; 2: a vision transformer's B*T patch
- * tokens; 0: the micro-batch alone; 3: no micro-batch known, what one forward takes in). */
+ * tokens; 0: the micro-batch alone; 3: no micro-batch known, what one forward takes in); in a
+ * backward that keeps what it makes (advice_backward_keeps), its bytes beside the activations. */
 oom_cause advice_oom_cause(const cat_breakdown *live, uint64_t requested, uint64_t capacity,
                            uint64_t cache, uint64_t outside, const char *phase, int iterations,
                            char *why, size_t whylen, int transformer);

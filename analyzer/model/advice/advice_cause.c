@@ -28,6 +28,17 @@ const char *advice_cause_text(oom_cause c)
 
 const char *advice_cause_text_on(oom_cause c, int device)
 {
+    if ((device & ADVICE_CAUSE_BACKWARD_KEPT) && c == OOM_ACTIVATIONS) {
+        if (device & ADVICE_CAUSE_NO_BATCH)
+            return device & 1 ? "the tensors of one forward and its backward (activations, and "
+                                "what the backward made and kept) too large for the device"
+                              : "the tensors of one forward and its backward (activations, and "
+                                "what the backward made and kept) too large for the card";
+        return device & 1 ? "the tensors of one micro-batch (activations, and what its backward "
+                            "made and kept) too large for the device"
+                          : "the tensors of one micro-batch (activations, and what its backward "
+                            "made and kept) too large for the card";
+    }
     if ((device & ADVICE_CAUSE_NO_BATCH) && c == OOM_ACTIVATIONS)
         return device & 1 ? "the tensors of one forward (activations, logits, its temporaries) too "
                             "large for the device"
@@ -105,10 +116,20 @@ oom_cause advice_oom_cause(const cat_breakdown *live, uint64_t requested, uint64
     if (t > a + l)
         snprintf(tmp, sizeof tmp, "the forward's temporaries (tensors in use, not kept) %.0f MiB, ",
                  mib(t));
+    /* a backward that keeps what it makes: its bytes, as large as the activations' (Opacus's
+     * 4.98 GiB of per-sample gradients had gone unsaid beside "activations 6057 MiB") */
+    char kept[256] = "";
+    if (live && phase && !strcmp(phase, "backward") && advice_backward_keeps(live))
+        snprintf(kept, sizeof kept,
+                 ", and %.0f MiB the backward itself made and kept (not the parameters' "
+                 "gradients: what a backward keeps to the step, as DP-SGD's per-sample gradients, "
+                 "one per sample, are)",
+                 mib(live->bytes[CAT_BACKWARD]));
     snprintf(why, whylen,
-             "%sactivations %.0f MiB and logits/loss %.0f MiB were live in the %s; they grow "
+             "%sactivations %.0f MiB and logits/loss %.0f MiB were live in the %s%s; %s grow "
              "with %s",
-             tmp, mib(a), mib(l), phase && *phase ? phase : "step",
+             tmp, mib(a), mib(l), phase && *phase ? phase : "step", kept,
+             kept[0] ? "the activations" : "they",
              transformer == 3 ? "what one forward takes in (its batch of samples, or a full-batch "
                                 "step's whole input) and the model's widths; the run's micro-batch "
                                 "is not known"

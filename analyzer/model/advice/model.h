@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "advice.h"
 #include "ahead.h"
@@ -354,11 +355,15 @@ int model_peak_after_forward(const run_facts *f);
 #define OPTIM_NOTE_PREFIX "the optimizer's state was not measured"
 
 /* model_cause_on: advice_cause_text_on's flags for m's OOM: the device refused it (f), the run's
- * micro-batch is not known (its cause one forward's tensors, not "one micro-batch") */
+ * micro-batch is not known (its cause one forward's tensors, not "one micro-batch"), a backward
+ * that keeps what it makes failed (its tensors are of the cause) */
 static inline int model_cause_on(const model_result *m, const run_facts *f)
 {
+    int bw = f->oom_phase && !strcmp(f->oom_phase, "backward") && !f->oom_step_pass &&
+             advice_backward_kept(&m->calib);
     return (f->oom_device_decided ? 1 : 0) |
-           (config_known(&m->cfg, CFG_batch_size) ? 0 : ADVICE_CAUSE_NO_BATCH);
+           (config_known(&m->cfg, CFG_batch_size) ? 0 : ADVICE_CAUSE_NO_BATCH) |
+           (bw ? ADVICE_CAUSE_BACKWARD_KEPT : 0);
 }
 
 #endif
