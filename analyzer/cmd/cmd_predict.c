@@ -112,13 +112,13 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
                                              : "fp32 (autocast computes in 16 bits from them)";
     /* a run that kept an EMA copy of its weights: the row, calibrated on it, holds both (it had
      * said "model weights" beside twice their bytes) */
-    char wbuf[200];
+    char wbuf[200], ub[32];
     if (run && run->untyped) /* (weights that take no gradient: their dtype is not in the trace) */
         snprintf(wbuf, sizeof wbuf,
-                 "model weights: the trained ones %s, and %.2f GiB that take no gradient, of a "
+                 "model weights: the trained ones %s, and %s that take no gradient, of a "
                  "dtype the trace does not give",
                  formula_param_bytes(s) == 2 ? "16-bit" : "fp32",
-                 (double)run->untyped / 1073741824.0);
+                 card_format_bytes(run->untyped, ub, sizeof ub));
     else
         snprintf(wbuf, sizeof wbuf, "model weights%s, %s",
                  run && run->calib.ema ? " and their EMA copy" : "", wdoc);

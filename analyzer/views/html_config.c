@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "html_parts.h"
+#include "cards.h"
 #include "model_views.h"
 
 void html_config(FILE *out, const report_ctx *c)
@@ -122,10 +123,11 @@ void html_trained(FILE *out, const report_ctx *c)
     trained_row(out, "optimizer", r->optim == OPT_UNKNOWN ? "unknown" : optim_text(r),
                 r->optim == OPT_UNKNOWN ? "unk" : "fam", r->optim_where);
     if (r->trainable && m->weights_untyped) {
+        char ub[32];
         snprintf(buf, sizeof buf,
-                 "%.2f M weight elements; beside them %.2f GiB of weights take no gradient, "
+                 "%.2f M weight elements; beside them %s of weights take no gradient, "
                  "their element count not known (the trace does not give their dtype)",
-                 (double)r->trainable / 1e6, (double)m->weights_untyped / 1073741824.0);
+                 (double)r->trainable / 1e6, card_format_bytes(m->weights_untyped, ub, sizeof ub));
         trained_row(out, "trainable", buf, "fam", r->trainable_where);
     } else if (r->trainable && m->params_trace) {
         snprintf(buf, sizeof buf, "%.2f M of the %.2f M weight elements%s",

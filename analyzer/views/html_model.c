@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "html_parts.h"
+#include "cards.h"
 #include "model_views.h"
 #include "report_views.h"
 
@@ -342,12 +343,13 @@ static void formula_head(FILE *out, const model_result *m)
     const char *unit = s->patch_tokens ? "patch tokens" : "tokens";
     fprintf(out, "<p>N = B&middot;T = %llu %s; ", (unsigned long long)(s->B * s->T), unit);
     char words[160];
+    char ub[32];
     if (m->params_trace && m->weights_untyped) /* (a count at 4 B each: not theirs) */
         fprintf(out,
-                "P = %.2f M elements were the trace's weight tensors all 4 B each, but %.2f GiB "
+                "P = %.2f M elements were the trace's weight tensors all 4 B each, but %s "
                 "of them take no gradient and the trace does not give their element size; "
                 "%.2f M for the formula's %s.",
-                m->params_trace / 1e6, (double)m->weights_untyped / 1073741824.0,
+                m->params_trace / 1e6, card_format_bytes(m->weights_untyped, ub, sizeof ub),
                 formula_params_exact(s) / 1e6, formula_params_words(s, words, sizeof words));
     else if (m->params_trace)
         fprintf(out,

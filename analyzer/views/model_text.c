@@ -54,12 +54,13 @@ static void print_recognized(FILE *out, const model_result *m)
     fprintf(out, "  %-26s %s%s%s\n", "optimizer",
             r->optim == OPT_UNKNOWN ? "unknown" : optim_text(r), r->optim_where[0] ? "  " : "",
             tx(r->optim_where, e, sizeof e));
+    char ub[32]; /* (untyped weights in a unit that shows them: MiB below a GiB) */
+    card_format_bytes(m->weights_untyped, ub, sizeof ub);
     if (r->trainable && m->weights_untyped) /* (their count at 4 B an element is not theirs) */
         fprintf(out,
-                "  %-26s %.2f M weight elements (%s); beside them %.2f GiB of weights take no "
+                "  %-26s %.2f M weight elements (%s); beside them %s of weights take no "
                 "gradient, their element count not known (the trace does not give their dtype)\n",
-                "trainable", (double)r->trainable / 1e6, tx(r->trainable_where, e, sizeof e),
-                (double)m->weights_untyped / 1073741824.0);
+                "trainable", (double)r->trainable / 1e6, tx(r->trainable_where, e, sizeof e), ub);
     else if (r->trainable && m->params_trace)
         fprintf(out, "  %-26s %.2f M of the %.2f M weight elements made before training%s (%s)\n",
                 "trainable", (double)r->trainable / 1e6, (double)m->params_trace / 1e6,
@@ -105,7 +106,7 @@ static void print_formula(FILE *out, const model_result *m)
     const char *at = m->measured_at_oom       ? "out-of-memory error"
                      : m->measured_at_tensors ? "tensors' peak"
                                               : "peak";
-    char frozen[200] = "", words[160];
+    char frozen[200] = "", words[160], ub2[32];
     if (m->frozen_params && m->rec.beside_unused) /* (frozen or not: not told) */
         snprintf(frozen, sizeof frozen,
                  "; %.2f M of the trace's, a second model's mostly not cast by autocast before "
@@ -120,11 +121,12 @@ static void print_formula(FILE *out, const model_result *m)
     if (m->params_trace && m->weights_untyped) /* (a count at 4 B each: not theirs) */
         fprintf(out,
                 "\nformula comparison at the %s (N = B*T = %llu %s; P = %.2f M elements were "
-                "the trace's weight tensors all 4 B each, but %.2f GiB of them take no gradient "
+                "the trace's weight tensors all 4 B each, but %s of them take no gradient "
                 "and the trace does not give their element size; %.2f M for the formula's %s%s)\n",
                 at, (unsigned long long)(s->B * s->T), unit, m->params_trace / 1e6,
-                (double)m->weights_untyped / 1073741824.0, formula_params_exact(s) / 1e6,
-                formula_params_words(s, words, sizeof words), frozen);
+                card_format_bytes(m->weights_untyped, ub2, sizeof ub2),
+                formula_params_exact(s) / 1e6, formula_params_words(s, words, sizeof words),
+                frozen);
     else if (m->params_trace)
         fprintf(out,
                 "\nformula comparison at the %s (N = B*T = %llu %s; P = %.2f M elements in "

@@ -46,7 +46,7 @@ EOF
 for r in nf4 enc; do
     report_both $r
     "$VT" report --html $r.html $r.vt >/dev/null 2>&1 || fail "$r: report --html failed"
-    grep -q "weight elements; beside them .* GiB of weights take no gradient, their element count not known" \
+    grep -q "weight elements; beside them .* [MG]iB of weights take no gradient, their element count not known" \
         $r.html || fail "$r: the HTML's trainable row: $(grep -o 'trainable</td><td>[^<]*<[^>]*>[^<]*' $r.html)"
     "$VT" predict --from $r.vt >$r.predict 2>&1 && "$VT" predict --from $r.json >$r.predict_json 2>&1 ||
         fail "$r: predict --from failed"

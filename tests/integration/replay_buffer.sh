@@ -90,4 +90,13 @@ fi
 grep -q "making its own data before any forward" pred.out || fail "predict --from: $(cat pred.out)"
 "$VT" predict --from fit.vt >predfit.out 2>&1 || fail "predict --from the fit run failed: $(tail -n 2 predfit.out)"
 grep -q "^  inputs .* of data the program keeps there" predfit.out || fail "predict --from: $(grep inputs predfit.out)"
+# the target network's weights (the program's target_bytes, 6.4 MiB) that take no gradient, said
+# in a unit that shows them (they had been "beside them 0.00 GiB of weights take no gradient"),
+# in the text, the HTML and predict --from
+"$VT" export --html fit.html fit.vt >/dev/null 2>&1 || fail "export --html failed"
+want=$(python3 -c 'import json, sys; t = next(json.loads(l.split(" ", 1)[1]) for l in open(sys.argv[1]) if l.startswith("VRAMTRACE_TORCH_STATS ")); print("%.1f MiB" % (t["target_bytes"] / 2**20))' fit.out)
+for f in fit.txt fit.html predfit.out; do
+    grep -q "0\.00 GiB" $f && fail "$f: $(grep -o '[^;>]*0\.00 GiB[^;<]*' $f | head -n 2)"
+    grep -q "$want [a-z ]*take no gradient" $f || fail "$f: the untrained weights are not $want: $(grep -o '[^;>]*take no gradient' $f | head -n 2)"
+done
 echo "replay_buffer: ok (a replay buffer on the device is the program's data: not weights, kept whole, its OOM its own cause)"

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "autocastsrc.h"
+#include "cards.h"
 #include "formula.h"
 #include "model_seq.h"
 #include "scriptflags.h"
@@ -346,12 +347,13 @@ void model_trace_dtype(nano_config *c, const run_facts *f, uint64_t untyped)
     } else if (untyped && model_fp32_compute(f, &by_weights) && by_weights) {
         /* fp32 gradients and no autocast copy say the trained weights are fp32, not the rest:
          * a QLoRA's 4-bit base dequantized to bf16 in every matmul had been "fp32 compute" */
+        char ub[32]; /* (in a unit that shows them: a DQN's 2.6 MB target had been "0.00 GiB") */
         snprintf(dv->where, sizeof dv->where,
                  "the trained weights are fp32 (their gradients' size) and autocast made no "
-                 "16-bit copy of a weight, but %.2f GiB of weights take no gradient and the "
+                 "16-bit copy of a weight, but %s of weights take no gradient and the "
                  "trace does not give their dtype (frozen weights: a 4-bit or 16-bit base, an "
                  "encoder cast to 16 bits; buffers): what the forward computes in is not known",
-                 (double)untyped / 1073741824.0);
+                 card_format_bytes(untyped, ub, sizeof ub));
         return;
     } else if ((why = model_fp32_compute(f, &by_weights)) != NULL) {
         s = "float32";
