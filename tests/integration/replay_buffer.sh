@@ -90,6 +90,22 @@ fi
 grep -q "making its own data before any forward" pred.out || fail "predict --from: $(cat pred.out)"
 "$VT" predict --from fit.vt >predfit.out 2>&1 || fail "predict --from the fit run failed: $(tail -n 2 predfit.out)"
 grep -q "^  inputs .* of data the program keeps there" predfit.out || fail "predict --from: $(grep inputs predfit.out)"
+# the flag that sizes the data the OOM run died making is named, with the program's value: given
+# on the command line (--buffer-size 60000), or the script's default (20000, on 1280 MiB; not the
+# larger --total-timesteps 30001, which the data's bytes are no multiple of) ("what sizes the
+# data (a buffer's length, a dataset's) is the program's" had named no flag)
+run dflt 1280MiB --total-timesteps 30001
+for r in oom dflt; do
+    python3 - $r.json $r.out <<'PY' || fail "$r: $(grep '^advice' $r.txt)"
+import json, sys
+j = json.load(open(sys.argv[1]))
+t = next(json.loads(l.split(" ", 1)[1]) for l in open(sys.argv[2]) if l.startswith("VRAMTRACE_TORCH_STATS "))
+assert t["oom"] and t["oom_phase"] == "buffer", t  # (the case: out of memory making the buffer)
+how = "the script's default" if sys.argv[1].startswith("dflt") else "on the command line"
+want = "--buffer-size (%d, %s) sizes the data" % (t["buffer_size"], how)
+assert want in j["advice_note"], (want, j["advice_note"])
+PY
+done
 # the target network's weights (the program's target_bytes, 6.4 MiB) that take no gradient, said
 # in a unit that shows them (they had been "beside them 0.00 GiB of weights take no gradient"),
 # in the text, the HTML and predict --from

@@ -172,12 +172,27 @@ int model_data_oom(model_result *m, const run_facts *f)
     uint64_t need = cat_breakdown_total(&f->at_oom) + f->oom_requested;
     if (m->current.peak_bytes < need)
         m->current.peak_bytes = need;
-    snprintf(
-        m->advice_none, sizeof m->advice_none,
-        "the run ran out of memory making its own data before any forward: nothing measured "
-        "grows with a batch, so nothing here tells what another micro-batch needs; this "
-        "configuration needs at least %.2f GiB (what was live and the request); what sizes the "
-        "data (a buffer's length, a dataset's) is the program's",
-        (double)need / gib);
+    /* the flag whose value the data's bytes are multiples of: what sizes it (a DQN's replay
+     * buffer, --buffer-size entries of 28224 B, had been "what sizes the data ... is the
+     * program's" with the flag on its command line) */
+    /* (the data live, its tensors' own sizes: the request is rounded to the allocator's block) */
+    char flag[64], sized[256];
+    int dflt = 0;
+    long long n = model_data_flag(&m->cfg, f, &f->data_at_oom, 1, flag, sizeof flag, &dflt);
+    if (n)
+        snprintf(sized, sizeof sized,
+                 "%s (%lld, %s) sizes the data: the %.2f GiB of it live is %lld × %llu B, a "
+                 "multiple of no larger value of the program's flags",
+                 flag, n, dflt ? "the script's default" : "on the command line",
+                 (double)f->data_at_oom / gib, n,
+                 (unsigned long long)(f->data_at_oom / (uint64_t)n));
+    else
+        snprintf(sized, sizeof sized,
+                 "what sizes the data (a buffer's length, a dataset's) is the program's");
+    snprintf(m->advice_none, sizeof m->advice_none,
+             "the run ran out of memory making its own data before any forward: nothing measured "
+             "grows with a batch, so nothing here tells what another micro-batch needs; this "
+             "configuration needs at least %.2f GiB (what was live and the request); %s",
+             (double)need / gib, sized);
     return 1;
 }

@@ -1,0 +1,95 @@
+/* model_dataflag.c — the flag that sizes the data a program keeps on the device (model_oom.h):
+ * a replay buffer of --buffer-size entries is that many times an entry's bytes, so its bytes are
+ * a multiple of the flag's value. Read from the command line, else from the recorded script's
+ * integer defaults; nothing is executed. */
+#include "model_oom.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scriptflags.h"
+
+/* whole: s is a whole decimal integer of 2 or more ("240000"), its value; else 0 */
+static long long whole(const char *s, size_t n)
+{
+    if (!n || n > 18)
+        return 0;
+    long long v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v >= 2 ? v : 0;
+}
+
+/* divides: v divides every nonzero b[k], one of them at least */
+static int divides(long long v, const uint64_t *b, int nb)
+{
+    int any = 0;
+    for (int k = 0; k < nb; k++) {
+        if (!b[k])
+            continue;
+        if (b[k] % (uint64_t)v)
+            return 0;
+        any = 1;
+    }
+    return any;
+}
+
+/* given: the command line names flag name (as "--name V" or "--name=V") */
+static int given(const run_facts *f, const char *name)
+{
+    size_t n = strlen(name);
+    for (int i = 0; f->argv && i < f->argc; i++)
+        if (f->argv[i] && !strncmp(f->argv[i], name, n) &&
+            (f->argv[i][n] == '\0' || f->argv[i][n] == '='))
+            return 1;
+    return 0;
+}
+
+long long model_data_flag(const nano_config *c, const run_facts *f, const uint64_t *b, int nb,
+                          char *name, size_t len, int *from_default)
+{
+    long long best = 0;
+    name[0] = '\0';
+    *from_default = 0;
+    /* the command line's "--name V" and "--name=V" */
+    for (int i = 0; f->argv && i < f->argc; i++) {
+        const char *a = f->argv[i];
+        if (!a || a[0] != '-' || a[1] != '-')
+            continue;
+        const char *eq = strchr(a, '=');
+        const char *v = eq ? eq + 1 : i + 1 < f->argc ? f->argv[i + 1] : NULL;
+        long long x = v ? whole(v, strlen(v)) : 0;
+        size_t nl = eq ? (size_t)(eq - a) : strlen(a);
+        if (x > best && divides(x, b, nb) && nl < len) {
+            best = x;
+            memcpy(name, a, nl);
+            name[nl] = '\0';
+        }
+    }
+    /* the recorded script's integer defaults of flags the command line does not give */
+    const config_recfile *rf = config_recorded_script(c, f->argc, f->argv);
+    script_flag *fl = rf ? malloc(SCRIPT_FLAGS_MAX * sizeof *fl) : NULL;
+    int k = fl ? scriptflags_parse(rf->data, rf->len, fl, SCRIPT_FLAGS_MAX) : 0;
+    for (int i = 0; i < k; i++) {
+        const char *nm = NULL; /* (its long spelling: "--buffer-size", not "-b") */
+        for (int j = 0; j < fl[i].nnames && !nm; j++)
+            nm = !strncmp(fl[i].names[j], "--", 2) ? fl[i].names[j] : NULL;
+        if (!nm || !fl[i].has_default || fl[i].def < 2 || fl[i].def <= best || strlen(nm) >= len ||
+            !divides(fl[i].def, b, nb))
+            continue;
+        int on = 0;
+        for (int j = 0; j < fl[i].nnames && !on; j++)
+            on = given(f, fl[i].names[j]);
+        if (on)
+            continue;
+        best = fl[i].def;
+        snprintf(name, len, "%s", nm);
+        *from_default = 1;
+    }
+    free(fl);
+    return best;
+}
