@@ -3,10 +3,11 @@
  * been costed AdamW's state and a gradient for every weight, 4.49 GiB where its one trained table
  * makes 0.28, and its lower bounds had exceeded what its own smaller batches measured. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "freezesrc.h"
-#include "scriptflags.h"
+#include "pysrc.h"
 #include "vramtrace/trace_format.h"
 
 /* freeze_at: the length of the freeze written at s[i] (".requires_grad_(False)",
@@ -43,49 +44,60 @@ static size_t freeze_at(const char *s, size_t i, size_t len)
     return j - i;
 }
 
-/* indent_of: the spaces before line start a of s (tabs as one), -1 for a blank or comment line */
-static int indent_of(const char *s, size_t a, size_t len)
+/* kw: logical line l of the cleaned source c begins with keyword w and a space or ':' */
+static int kw(const char *c, const lline *l, const char *w)
 {
-    int n = 0;
-    while (a < len && (s[a] == ' ' || s[a] == '\t'))
-        a++, n++;
-    return a >= len || s[a] == '\n' || s[a] == '#' ? -1 : n;
-}
-
-/* starts: line text at s[a] (its indentation skipped) begins with keyword w and a space or ':' */
-static int starts(const char *s, size_t a, size_t len, const char *w)
-{
-    while (a < len && (s[a] == ' ' || s[a] == '\t'))
-        a++;
     size_t n = strlen(w);
-    return a + n < len && !memcmp(s + a, w, n) && (s[a + n] == ' ' || s[a + n] == ':');
+    return l->b - l->a > n && !memcmp(c + l->a, w, n) && (c[l->a + n] == ' ' || c[l->a + n] == ':');
 }
 
-/* unconditional: the statement at s[i] runs whenever its function (or the script) does: no
- * if, elif, else or while encloses it up to its def (a --freeze-backbone branch that the run
- * may not have taken says nothing of it) */
-static int unconditional(const char *s, size_t i)
+/* unconditional: a statement whose enclosing block headers are L[open[0..depth)] runs whenever
+ * its function (or the script) does: no if, elif, else or while encloses it up to its def (a
+ * --freeze-backbone branch that the run may not have taken says nothing of it) */
+static int unconditional(const char *c, const lline *L, const long *open, long depth)
 {
-    size_t a = i;
-    while (a > 0 && s[a - 1] != '\n')
-        a--;
-    int ind = indent_of(s, a, i + 1);
-    while (a > 0 && ind > 0) {
-        size_t b = a - 1; /* the previous line: [b0, b) */
-        while (b > 0 && s[b - 1] != '\n')
-            b--;
-        a = b;
-        int k = indent_of(s, a, i);
-        if (k < 0 || k >= ind)
-            continue;
-        ind = k; /* an enclosing block's header */
-        if (starts(s, a, i, "def") || starts(s, a, i, "class"))
+    for (long k = depth - 1; k >= 0; k--) {
+        const lline *h = &L[open[k]];
+        if (kw(c, h, "def") || kw(c, h, "async") || kw(c, h, "class"))
             return 1;
-        if (starts(s, a, i, "if") || starts(s, a, i, "elif") || starts(s, a, i, "else") ||
-            starts(s, a, i, "while"))
+        if (kw(c, h, "if") || kw(c, h, "elif") || kw(c, h, "else") || kw(c, h, "while"))
             return 0;
     }
     return 1;
+}
+
+/* freeze_in: freeze_src of one recorded script (its code: pysrc's cleaned source, its logical
+ * lines and their blocks, as datasrc.c and evalsrc.c read them) */
+static int freeze_in(const config_recfile *cf, char *out, size_t n)
+{
+    char *c = pysrc_clean(cf->data, cf->len);
+    lline *L = NULL;
+    long nl = c ? pysrc_lines(c, cf->len, &L) : -1;
+    long *open = nl > 0 ? malloc((size_t)nl * sizeof *open) : NULL; /* the enclosing headers */
+    int found = 0;
+    for (long i = 0, depth = 0; open && i < nl && !found; i++) {
+        while (depth && L[open[depth - 1]].indent >= L[i].indent)
+            depth--;
+        for (size_t j = L[i].a; j < L[i].b && !found; j++) {
+            if (!freeze_at(c, j, L[i].b) || !unconditional(c, L, open, depth))
+                continue;
+            size_t line = L[i].first;
+            for (size_t q = L[i].a; q < j; q++) /* (its physical line) */
+                line += c[q] == '\n';
+            const char *name = !cf->name                ? ""
+                               : strrchr(cf->name, '/') ? strrchr(cf->name, '/') + 1
+                                                        : cf->name;
+            snprintf(out, n, "%.60s:%zu %s", name, line,
+                     c[j + 14] == '_' ? "requires_grad_(False)" : "requires_grad = False");
+            found = 1;
+        }
+        if (i + 1 < nl && L[i + 1].indent > L[i].indent) /* (a block's header) */
+            open[depth++] = i;
+    }
+    free(open);
+    free(L);
+    free(c);
+    return found;
 }
 
 int freeze_src(const config_files *fs, char *out, size_t n)
@@ -94,29 +106,8 @@ int freeze_src(const config_files *fs, char *out, size_t n)
         out[0] = '\0';
     for (int f = 0; fs && f < fs->n; f++) {
         const config_recfile *cf = &fs->f[f];
-        if (cf->kind != VT_FILE_ARG || cf->flags || !cf->data)
-            continue;
-        const char *s = cf->data;
-        size_t line = 1;
-        for (size_t i = 0; i < cf->len;) {
-            size_t j = scriptflags_skip_noncode(s, i, cf->len);
-            for (; i < j; i++) /* (the lines a string or comment spans) */
-                line += s[i] == '\n';
-            if (i >= cf->len)
-                break;
-            size_t k = freeze_at(s, i, cf->len);
-            if (!k || !unconditional(s, i)) {
-                line += s[i] == '\n';
-                i++;
-                continue;
-            }
-            const char *name = !cf->name                ? ""
-                               : strrchr(cf->name, '/') ? strrchr(cf->name, '/') + 1
-                                                        : cf->name;
-            snprintf(out, n, "%.60s:%zu %s", name, line,
-                     s[i + 14] == '_' ? "requires_grad_(False)" : "requires_grad = False");
+        if (cf->kind == VT_FILE_ARG && !cf->flags && cf->data && freeze_in(cf, out, n))
             return 1;
-        }
     }
     return 0;
 }
