@@ -38,17 +38,6 @@ static int divides(long long v, const uint64_t *b, int nb)
     return any;
 }
 
-/* given: the command line names flag name (as "--name V" or "--name=V") */
-static int given(const run_facts *f, const char *name)
-{
-    size_t n = strlen(name);
-    for (int i = 0; f->argv && i < f->argc; i++)
-        if (f->argv[i] && !strncmp(f->argv[i], name, n) &&
-            (f->argv[i][n] == '\0' || f->argv[i][n] == '='))
-            return 1;
-    return 0;
-}
-
 long long model_data_flag(const nano_config *c, const run_facts *f, const uint64_t *b, int nb,
                           char *name, size_t len, int *from_default)
 {
@@ -81,10 +70,7 @@ long long model_data_flag(const nano_config *c, const run_facts *f, const uint64
         if (!nm || !fl[i].has_default || fl[i].def < 2 || fl[i].def <= best || strlen(nm) >= len ||
             !divides(fl[i].def, b, nb))
             continue;
-        int on = 0;
-        for (int j = 0; j < fl[i].nnames && !on; j++)
-            on = given(f, fl[i].names[j]);
-        if (on)
+        if (scriptflags_given(&fl[i], f->argc, f->argv))
             continue;
         best = fl[i].def;
         snprintf(name, len, "%s", nm);

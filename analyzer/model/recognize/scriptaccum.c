@@ -112,25 +112,17 @@ static int divisor(const char *s, size_t i, size_t len, const char **name, size_
 static long long cmdline_value(const script_flag *fl, int argc, const char *const *argv, int *given,
                                char *sep)
 {
-    char k[64], nk[64];
+    const char *v;
+    int eq;
     *given = 0, *sep = ' ';
-    for (int i = config_script_index(argc, argv) + 1; i > 0 && i < argc; i++) {
-        const char *v = config_arg_key(argv[i], k, sizeof k);
-        if (argv[i][0] != '-')
-            continue;
-        for (int j = 0; j < fl->nnames; j++) {
-            config_flag_name(fl->names[j], nk, sizeof nk);
-            config_flag_name(argv[i], k, sizeof k);
-            if (strcmp(nk, k))
-                continue;
-            *sep = v ? '=' : ' ';
-            if (!v && !(v = i + 1 < argc ? argv[i + 1] : NULL))
-                return 0;
-            char *end;
-            long long x = strtoll(v, &end, 10);
-            *given = 1;
-            return *end ? 0 : x;
-        }
+    if (scriptflags_given_value(fl, argc, argv, &v, &eq) > 0) {
+        *sep = eq ? '=' : ' ';
+        if (!v)
+            return 0;
+        char *end;
+        long long x = strtoll(v, &end, 10);
+        *given = 1;
+        return *end ? 0 : x;
     }
     return fl->has_default ? fl->def : 0;
 }

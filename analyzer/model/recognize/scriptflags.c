@@ -242,8 +242,7 @@ static int flag_named(const script_flag *fl, const char *k)
     return 0;
 }
 
-/* flag_given: the command line after the script names fl (any of its names) */
-static int flag_given(const script_flag *fl, int argc, const char *const *argv)
+int scriptflags_given(const script_flag *fl, int argc, const char *const *argv)
 {
     char k[64];
     for (int i = config_script_index(argc, argv) + 1; i > 0 && i < argc; i++) {
@@ -254,16 +253,14 @@ static int flag_given(const script_flag *fl, int argc, const char *const *argv)
     return 0;
 }
 
-/* given_value: the index in argv of the command line's first argument after the script that
- * names fl (any of its names, as typed), its value in *v (after its '=': *eq 1; else the next
- * argument, else NULL); 0 where none names it */
-static int given_value(const script_flag *fl, int argc, const char *const *argv, const char **v,
-                       int *eq)
+int scriptflags_given_value(const script_flag *fl, int argc, const char *const *argv,
+                            const char **v, int *eq)
 {
     char k[64];
     *v = NULL, *eq = 0;
     for (int i = config_script_index(argc, argv) + 1; i > 0 && i < argc; i++) {
         const char *x = config_arg_key(argv[i], k, sizeof k);
+        config_flag_name(argv[i], k, sizeof k); /* (in lower case, as flag_named's names) */
         if (argv[i][0] != '-' || !flag_named(fl, k))
             continue;
         *eq = x != NULL;
@@ -284,7 +281,7 @@ static int alias_value(nano_config *c, int k, const script_flag *fl, const char 
 {
     int eq;
     const char *v;
-    int i = given_value(fl, argc, argv, &v, &eq);
+    int i = scriptflags_given_value(fl, argc, argv, &v, &eq);
     if (i <= 0 || !v)
         return 0;
     char where[200], err[200], flag[48];
@@ -311,7 +308,7 @@ static void amp_value(nano_config *c, const script_flag *fl, const char *lng, co
 {
     int eq;
     const char *v;
-    int i = fl->store_true ? 0 : given_value(fl, argc, argv, &v, &eq);
+    int i = fl->store_true ? 0 : scriptflags_given_value(fl, argc, argv, &v, &eq);
     if (i > 0 && !v)
         return;
     if (i > 0) {
@@ -370,7 +367,7 @@ static void name_unplaced(nano_config *c, const script_flag *fl, int n, int argc
         const char *v;
         int eq;
         char one[128];
-        if (given_value(f, argc, argv, &v, &eq) > 0 && v)
+        if (scriptflags_given_value(f, argc, argv, &v, &eq) > 0 && v)
             snprintf(one, sizeof one, "%.40s (%.24s on the command line", lng, v);
         else if (f->ndef[0] || f->sdef[0])
             snprintf(one, sizeof one, "%.40s (default %.24s; not on the command line", lng,
@@ -481,7 +478,7 @@ void config_apply_script(nano_config *c, int argc, const char *const *argv)
                                     (c->batch_global[0] && flag_named(&fl[i], global))))
             continue; /* another batch than the micro-batch (the trace's, the script's use) */
         if (k == CFG_batch_size && v->src == CONFIG_SRC_TRACE && fl[i].has_default &&
-            fl[i].def != v->i && !flag_given(&fl[i], argc, argv)) {
+            fl[i].def != v->i && !scriptflags_given(&fl[i], argc, argv)) {
             /* the run took its default, which the trace shows is not the micro-batch */
             size_t w = strlen(v->where);
             snprintf(v->where + w, sizeof v->where - w,
@@ -489,7 +486,7 @@ void config_apply_script(nano_config *c, int argc, const char *const *argv)
             continue;
         }
         if (k == CFG_n_embd && v->src == CONFIG_SRC_TRACE && fl[i].has_default &&
-            !flag_given(&fl[i], argc, argv) && fl[i].def != v->i) {
+            !scriptflags_given(&fl[i], argc, argv) && fl[i].def != v->i) {
             width_from_default(c, lng, fl[i].def, base);
             continue;
         }

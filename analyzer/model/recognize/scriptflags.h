@@ -35,6 +35,12 @@ typedef struct script_flag {
  * into out; their number. Strings, brackets and comments are followed to each call's end. */
 int scriptflags_parse(const char *src, size_t len, script_flag *out, int max);
 
+/* scriptflags_given: the command line after the script names fl (any of its names, in any
+ * case, '-' or '_'). scriptflags_given_value: the index in argv of the first such argument, its
+ * value in *v (after its '=': *eq 1; else the next argument, else NULL); 0 where none names it */
+int scriptflags_given(const script_flag *fl, int argc, const char *const *argv);
+int scriptflags_given_value(const script_flag *fl, int argc, const char *const *argv,
+                            const char **v, int *eq);
 /* scriptflags_skip_noncode: the index past the Python string literal ('...', "...", tripled) or
  * the comment that starts at s[i], else i (len when it does not end; a one-line string ends at
  * its line's end). */
