@@ -94,6 +94,13 @@ static void accumulation_note(const fit_job *j, char *out, size_t len)
                  "gradients over several micro-batches, mark its accumulation with {A} (its "
                  "gradients stay alive through the next micro-batch's forward, which these "
                  "trials did not measure)");
+    else if (first->steps) /* steps seen, but no one count of passes before each (CycleGAN's
+                            * two-pass and one-pass steps had been "no optimizer step") */
+        snprintf(out, len,
+                 "whether the command accumulates gradients is not known (the first trial's "
+                 "trace showed %d optimizer steps, but not one count of backward passes before "
+                 "each of them): if it does, mark its accumulation with {A}",
+                 first->steps);
     else
         snprintf(out, len,
                  "whether the command accumulates gradients is not known (no trial's trace "

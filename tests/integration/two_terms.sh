@@ -19,6 +19,11 @@ for m in terms micro micro_held micro_prefetch; do
     report_both $m
     "$VT" predict --from $m.json >$m.predict 2>&1 || fail "$m: predict --from failed"
 done
+# a GAN's steps (the critic's of 2 passes, the generator's of 1): `fit` says the steps it saw and
+# that no one count of passes came before each (it had said "no trial's trace showed an optimizer
+# step" of trials whose traces each showed 6)
+timeout 300 "$VT" fit --card 3GiB --max-b 512 --json --dir fg -- python3 "$ROOT/tests/python/two_terms.py" \
+    --mode gan --batch "{B=256}" </dev/null >fg.json 2>fg.err || fail "fit --mode gan failed: $(tail -n 3 fg.err)"
 "$VT" report --json "$ROOT/examples/traces/sim/trainer_gpt2_fit.vt" >trainer.json ||
     fail "trainer_gpt2_fit: report failed"
 python3 - <<'PY' || fail "see above"
@@ -45,6 +50,15 @@ for m in ("terms", "micro", "micro_held", "micro_prefetch"):
 r = json.load(open("trainer.json"))
 if (r["inferred"].get("gradient_accumulation_steps") or {}).get("value") != 4:
     bad.append("trainer_gpt2_fit: inferred A %s, its script's 4" % r["inferred"].get("gradient_accumulation_steps"))
+# the fit of the GAN: its trials' steps are told, and the note does not say none was seen
+f = json.load(open("fg.json"))
+note = f["accumulation_note"] or ""
+steps = f["trials"][0]["optimizer_steps"]
+t = json.loads(next(l for l in open("fg/b256/output.log") if l.startswith("VRAMTRACE_TORCH_STATS ")).split(" ", 1)[1])
+if steps != t["optimizer_steps"]:
+    bad.append("fit gan: a trial's optimizer_steps %s, the program's %d" % (steps, t["optimizer_steps"]))
+if "no trial's trace showed an optimizer step" in note or "showed %d optimizer steps" % steps not in note:
+    bad.append("fit gan: accumulation note %r (its first trial showed %d optimizer steps)" % (note, steps))
 print("\n".join(bad))
 raise SystemExit(1 if bad else 0)
 PY

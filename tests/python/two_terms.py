@@ -5,7 +5,10 @@ its loss on them (errD_real.backward()), then makes fake samples from a generato
 (errD_fake.backward()): two backward passes of one batch, no gradient accumulation. With
 --mode micro it accumulates instead: each step takes 2 micro-batches of --batch, each copied after
 the last one's backward and freed after its own (--mode micro_held: all kept to the step with an
-output of their size; micro_prefetch: also all copied before the first pass). Prints its truth (VRAMTRACE_TORCH_STATS: batch_size, the accumulation
+output of their size; micro_prefetch: also all copied before the first pass). With --mode gan each
+iteration is a GAN's: the critic's step of two passes (as terms), then the generator's step of one
+pass through the critic, with an optimizer of its own: optimizer steps of 2 and 1 backward passes,
+no one count before each. Prints its truth (VRAMTRACE_TORCH_STATS: batch_size, the accumulation
 steps, backward passes per step). Used by tests/integration/two_terms.sh."""
 import argparse
 import os
@@ -20,13 +23,14 @@ from sim_truth import finish, record_oom  # noqa: E402
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--batch", type=int, default=256)
-    ap.add_argument("--mode", choices=("terms", "micro", "micro_held", "micro_prefetch"), default="terms")
+    ap.add_argument("--mode", choices=("terms", "micro", "micro_held", "micro_prefetch", "gan"), default="terms")
     ap.add_argument("--width", type=int, default=1024)
     ap.add_argument("--iters", type=int, default=3)
     a = ap.parse_args()
-    a.micro = 1 if a.mode == "terms" else 2
+    a.micro = 1 if a.mode in ("terms", "gan") else 2
     truth = {"batch_size": a.batch, "gradient_accumulation_steps": a.micro,
              "backward_passes_per_step": 2 if a.micro == 1 else a.micro, "steps": 0,
+             "optimizer_steps": 0,
              "oom": False, "oom_phase": None}
     phase = "init"
     try:
@@ -34,6 +38,7 @@ def main():
                              nn.ReLU(), nn.Linear(a.width, 1)).to("cuda")
         netG = nn.Sequential(nn.Linear(64, a.width), nn.ReLU(), nn.Linear(a.width, a.width)).to("cuda")
         opt = torch.optim.AdamW(list(netD.parameters()), lr=1e-4)
+        optG = torch.optim.AdamW(list(netG.parameters()), lr=1e-4) if a.mode == "gan" else None
         for it in range(a.iters):
             opt.zero_grad()
             if a.micro == 1:
@@ -68,6 +73,18 @@ def main():
                     del x, loss
             phase = "optimizer"
             opt.step()
+            truth["optimizer_steps"] += 1
+            if optG is not None:  # the generator's step: one pass through the critic
+                optG.zero_grad()
+                phase = "forward"
+                noise = torch.randn(a.batch, 64).to("cuda")
+                errG = netD(netG(noise)).mean()
+                phase = "backward"
+                errG.backward()
+                del noise, errG
+                phase = "optimizer"
+                optG.step()
+                truth["optimizer_steps"] += 1
             truth["steps"] = it + 1
     except torch.OutOfMemoryError as e:
         record_oom(truth, phase, e)
