@@ -23,6 +23,9 @@ typedef struct fit_trial {
     int cache;          /* ... where they were a representation cache's (replay.h cache_passes) */
     int backward;       /* a backward pass ran in it (its traces showed one) */
     int steps;          /* optimizer steps its traces showed (the most of any) */
+    int steps_unsure;   /* 1: a trace's steps were gradient frees after a backward pass, each of
+                         * which may end a pass and not a step (replay.h's free_steps_first, in
+                         * tensor mode): how many optimizer steps ran is not known */
     int status;         /* `vramtrace run`'s exit status */
     int oom;            /* a trace ended in an out-of-memory error */
     int fits;           /* ran to the end, no OOM, peak within the headroom */

@@ -94,6 +94,13 @@ static void accumulation_note(const fit_job *j, char *out, size_t len)
                  "gradients over several micro-batches, mark its accumulation with {A} (its "
                  "gradients stay alive through the next micro-batch's forward, which these "
                  "trials did not measure)");
+    else if (first->steps_unsure) /* (PGD's 8 passes a step, their gradients freed between
+                                   * them: its trial's "4 optimizer steps" were 2) */
+        snprintf(out, len,
+                 "whether the command accumulates gradients is not known (the first trial's "
+                 "trace showed backward passes whose gradients were freed between passes, "
+                 "so not how many optimizer steps ran): if it does, mark its accumulation "
+                 "with {A}");
     else if (first->steps) /* steps seen, but no one count of passes before each (CycleGAN's
                             * two-pass and one-pass steps had been "no optimizer step") */
         snprintf(out, len,
@@ -212,7 +219,10 @@ void fit_print_json(const fit_job *j, long best, long best_a, int stopped, int b
             cJSON_AddNumberToObject(o, "micro_steps_per_optimizer_step", t->accum);
         else
             cJSON_AddNullToObject(o, "micro_steps_per_optimizer_step");
-        cJSON_AddNumberToObject(o, "optimizer_steps", t->steps);
+        if (t->steps_unsure)
+            cJSON_AddNullToObject(o, "optimizer_steps");
+        else
+            cJSON_AddNumberToObject(o, "optimizer_steps", t->steps);
         if (t->trace_b)
             cJSON_AddNumberToObject(o, "trace_batch_size", (double)t->trace_b);
         else

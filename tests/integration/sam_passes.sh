@@ -23,9 +23,21 @@ run sam1 --sam 1
 run sam1wd0 --sam 1 --wd 0 # (the base SGD's later steps allocate nothing)
 run sam1one --sam 1 --steps 1
 run sam0 --sam 0
+# `fit` over SAM's batch: a trial's optimizer steps are not known either (its JSON had said 6 and
+# its note "showed 6 optimizer steps" of a run of 3 steps)
+timeout 300 "$VT" fit --card 3GiB --max-b 32 --json --dir fs -- python3 "$ROOT/tests/python/sam_passes.py" \
+    --sam 1 --batch "{B=32}" </dev/null >fs.json 2>fs.err || fail "fit failed: $(tail -n 3 fs.err)"
 python3 - sam1 sam1wd0 sam1one sam0 <<'PY' || fail "see above"
 import json, re, sys
 bad = []
+f = json.load(open("fs.json"))
+t = next(json.loads(l.split(" ", 1)[1]) for l in open("fs/b32/output.log") if l.startswith("VRAMTRACE_TORCH_STATS "))
+n = f["trials"][0]["optimizer_steps"]
+if n is not None and n != t["steps"]:
+    bad.append("fit: a trial's optimizer_steps %d, the program ran %d" % (n, t["steps"]))
+for m in re.findall(r"showed (\d+) optimizer steps", f["accumulation_note"] or ""):
+    if int(m) != t["steps"]:
+        bad.append("fit: its note says %s optimizer steps, the program ran %d" % (m, t["steps"]))
 for base in sys.argv[1:]:
     r = json.load(open(base + ".json"))
     txt = open(base + ".txt").read()
