@@ -468,6 +468,13 @@ void model_second_step(model_result *m, const gpt_shape *steady, uint64_t reserv
  * parameters, its optimizer state 3.85x, before). No backward yet (out of memory in the first
  * forward, the trained model told by its weights' 16-bit copies kept: infer.c): the trained
  * model's weights are its formula's P. */
+/* model_bytes_near: a within 2 % of b (a copy of a model, its buffers aside) */
+static int model_bytes_near(uint64_t a, uint64_t b)
+{
+    uint64_t near = b / 50;
+    return a + near >= b && a <= b + near;
+}
+
 void model_frozen_beside(model_result *m, const run_facts *f)
 {
     const infer_value *fz = f->inferred ? &f->inferred->v[INFER_frozen_blocks] : NULL;
@@ -501,8 +508,11 @@ void model_frozen_beside(model_result *m, const run_facts *f)
                  "trained: a teacher's, a reference model's; at most %.2f M elements)",
                  (double)frozen / 1e6),
             ema->state = FEAT_OFF;
-    else if (m->weights_untyped && ema->state == FEAT_UNKNOWN && ema->where[0])
-        /* (their element size not given: an fp16 encoder's count at 4 B had been half its own) */
+    else if (m->weights_untyped && ema->state == FEAT_UNKNOWN && ema->where[0] &&
+             !model_bytes_near(m->weights_untyped, tr * (uint64_t)model_trained_bytes(m)))
+        /* (their element size not given: an fp16 encoder's count at 4 B had been half its own;
+         * their bytes the trained model's, as a program's own averaged copy of it: SWA's
+         * deepcopy of a VGG16-BN had been "a second, frozen model's (a teacher ...)") */
         snprintf(ema->where, sizeof ema->where,
                  "no code of an EMA of the weights ran (diffusers' EMAModel, timm's ModelEma, "
                  "AveragedModel, torch_ema); the weights that take no gradient are a second, "
