@@ -40,6 +40,13 @@ static void test_named(void **state)
                      2);
     assert_int_equal(dtype_of("with torch.cuda.amp.autocast(dtype=torch.half):\n    y = m(x)\n"),
                      1);
+    /* its line counts the lines a docstring and a call's arguments span */
+    assert_int_equal(dtype_of("\"\"\"train\n\nit.\"\"\"\n"
+                              "a = torch.autocast('cuda', dtype=torch.float16,\n"
+                              "                   enabled=True)\n"
+                              "b = torch.autocast('cuda', dtype=torch.float16)\n"),
+                     1);
+    assert_string_equal(g_where, "train.py:4 autocast(..., float16)");
 }
 
 static void test_not_known(void **state)

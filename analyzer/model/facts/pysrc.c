@@ -1,6 +1,6 @@
 /* pysrc.c — a recorded Python script's source as code alone: its strings' and comments' bytes
- * blanked, cut into logical lines (pysrc.h), for the readers of a script's loop (evalsrc.c,
- * scriptpass.c). */
+ * blanked, cut into logical lines (pysrc.h), and where a find in it stands, for the readers of a
+ * script's code (evalsrc.c, scriptpass.c, freezesrc.c, autocastsrc.c). */
 #include "pysrc.h"
 
 #include <stdlib.h>
@@ -102,4 +102,18 @@ long pysrc_lines(const char *c, size_t len, lline **out)
     }
     *out = L;
     return (long)n;
+}
+
+size_t pysrc_line_at(const char *c, size_t i)
+{
+    size_t line = 1;
+    for (size_t q = 0; q < i; q++)
+        line += c[q] == '\n';
+    return line;
+}
+
+const char *pysrc_name(const char *path)
+{
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    return !path ? "" : slash ? slash + 1 : path;
 }

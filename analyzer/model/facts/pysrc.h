@@ -1,6 +1,7 @@
 /* pysrc.h — a recorded Python script's source as code alone (pysrc.c): its strings' and comments'
  * bytes blanked, and its logical lines, which the readers of a script's loop walk (evalsrc.c's
- * inline evaluations, scriptpass.c's passes and carried state). Nothing is executed. */
+ * inline evaluations, scriptpass.c's passes and carried state), and where a find stands in it
+ * (the readers of a script's calls: freezesrc.c, autocastsrc.c). Nothing is executed. */
 #ifndef VT_ANALYZER_PYSRC_H
 #define VT_ANALYZER_PYSRC_H
 
@@ -22,5 +23,10 @@ char *pysrc_clean(const char *src, size_t len);
 /* pysrc_lines: c's logical lines (brackets and backslashes join physical ones; blank ones
  * skipped) into *out (the caller frees it); their count, or -1 out of memory */
 long pysrc_lines(const char *c, size_t len, lline **out);
+/* pysrc_line_at: the physical line (1-based) of byte i of a source or its cleaned copy (the
+ * same newlines): where a reader's find is cited ("train.py:47") */
+size_t pysrc_line_at(const char *c, size_t i);
+/* pysrc_name: a recorded script's path as a report cites it, its folders left out ("" for none) */
+const char *pysrc_name(const char *path);
 
 #endif

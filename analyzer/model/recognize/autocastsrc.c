@@ -3,29 +3,22 @@
  * script asked autocast for float16 and scaled its loss by hand (Megatron's, fairseq's way); the
  * trace's copies are 16-bit either way. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "autocastsrc.h"
-#include "scriptflags.h"
+#include "pysrc.h"
 #include "vramtrace/trace_format.h"
 
-/* call_end: the index past the ')' closing the call whose '(' is at s[i] (strings and comments
- * followed), len if it does not close */
-static size_t call_end(const char *s, size_t i, size_t len)
+/* call_end: the index past the ')' closing the call whose '(' is at c[i] (c: a cleaned source,
+ * pysrc.h, whose strings and comments hold no bracket), len if it does not close */
+static size_t call_end(const char *c, size_t i, size_t len)
 {
-    int depth = 0;
-    while (i < len) {
-        size_t j = scriptflags_skip_noncode(s, i, len);
-        if (j != i) {
-            i = j;
-            continue;
-        }
-        if (s[i] == '(')
+    for (int depth = 0; i < len; i++)
+        if (c[i] == '(')
             depth++;
-        else if (s[i] == ')' && --depth == 0)
+        else if (c[i] == ')' && --depth == 0)
             return i + 1;
-        i++;
-    }
     return len;
 }
 
@@ -67,35 +60,29 @@ int autocast_src_dtype(const config_files *fs, char *out, size_t n)
         const config_recfile *cf = &fs->f[f];
         if (cf->kind != VT_FILE_ARG || cf->flags || !cf->data)
             continue;
+        /* its calls found in its code alone (pysrc.h); the dtype a call names read from the
+         * source itself, strings included (getattr(torch, "bfloat16")) */
         const char *s = cf->data;
-        size_t line = 1;
-        for (size_t i = 0; i < cf->len;) {
-            size_t j = scriptflags_skip_noncode(s, i, cf->len);
-            for (; i < j; i++) /* (the lines a string spans) */
-                line += s[i] == '\n';
-            if (i >= cf->len)
-                break;
-            if (s[i] == '\n')
-                line++;
-            if (i + cl > cf->len || memcmp(s + i, call, cl) || (i > 0 && name_char(s[i - 1]))) {
-                i++;
+        char *c = pysrc_clean(s, cf->len);
+        if (!c)
+            return 0; /* (out of memory: not known) */
+        for (size_t i = 0; i + cl <= cf->len; i++) {
+            if (memcmp(c + i, call, cl) || (i > 0 && name_char(c[i - 1])))
                 continue;
-            }
-            size_t end = call_end(s, i + cl - 1, cf->len);
+            size_t end = call_end(c, i + cl - 1, cf->len);
             int d = call_dtype(s, i, end);
-            if (d < 0 || (seen && d && d != seen))
+            if (d < 0 || (seen && d && d != seen)) {
+                free(c);
                 return 0; /* a variable's dtype, or calls that disagree: not known */
+            }
             if (d && !seen) {
                 seen = d;
-                const char *name = !cf->name                ? ""
-                                   : strrchr(cf->name, '/') ? strrchr(cf->name, '/') + 1
-                                                            : cf->name;
-                snprintf(out, n, "%.60s:%zu autocast(..., %s)", name, line,
-                         d == 2 ? "bfloat16" : "float16");
+                snprintf(out, n, "%.60s:%zu autocast(..., %s)", pysrc_name(cf->name),
+                         pysrc_line_at(c, i), d == 2 ? "bfloat16" : "float16");
             }
-            for (; i < end; i++)
-                line += s[i] == '\n';
+            i = end - 1; /* (past the call: an autocast( in its arguments is no other call) */
         }
+        free(c);
     }
     return seen;
 }

@@ -84,10 +84,7 @@ static int freeze_in(const config_recfile *cf, char *out, size_t n)
             size_t line = L[i].first;
             for (size_t q = L[i].a; q < j; q++) /* (its physical line) */
                 line += c[q] == '\n';
-            const char *name = !cf->name                ? ""
-                               : strrchr(cf->name, '/') ? strrchr(cf->name, '/') + 1
-                                                        : cf->name;
-            snprintf(out, n, "%.60s:%zu %s", name, line,
+            snprintf(out, n, "%.60s:%zu %s", pysrc_name(cf->name), line,
                      c[j + 14] == '_' ? "requires_grad_(False)" : "requires_grad = False");
             found = 1;
         }
