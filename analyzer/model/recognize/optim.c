@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "config.h"
+#include "pysrc.h"
 #include "recognize.h"
 #include "scriptflags.h"
 #include "trainargs.h"
@@ -486,30 +487,22 @@ void recognize_optim_script(const config_files *fs, run_recognition *r)
         const config_recfile *cf = &fs->f[f];
         if (cf->kind != VT_FILE_ARG || cf->flags || !cf->data)
             continue;
+        /* a comment or a string is no call (a docstring's "torch.optim.AdamW(params)" of a
+         * script that makes SGD had been a second kind): its calls found in its code alone
+         * (pysrc.h), an SGD call's arguments read from the source itself */
         const char *s = cf->data;
-        size_t line = 1, n = 0;
+        char *c = pysrc_clean(s, cf->len);
+        if (!c)
+            return; /* (out of memory: no kind said) */
+        size_t n = 0;
         char owns[8][48]; /* (its own optimizer classes: their names say nothing of a state) */
         int nown = optim_own_classes(s, cf->len, owns, 8);
         for (size_t i = 0; i < cf->len; i++) {
-            if (s[i] == '\n') {
-                line++;
-                continue;
-            }
-            /* a comment or a string is no call (a docstring's "torch.optim.AdamW(params)" of a
-             * script that makes SGD had been a second kind): past it, its lines counted */
-            size_t past = s[i] == '#' || s[i] == '"' || s[i] == '\''
-                              ? scriptflags_skip_noncode(s, i, cf->len)
-                              : i;
-            if (past > i) {
-                for (size_t j = i; j < past; j++)
-                    line += s[j] == '\n';
-                i = past - 1;
-                continue;
-            }
-            int o = optim_own_at(s, cf->len, i, owns, nown, &n);
-            optim_kind k = o >= 0 ? OPT_OTHER : call_at(s, cf->len, i, &n);
-            if (k == OPT_UNKNOWN || (o < 0 && optim_defined_at(s, i)))
+            int o = optim_own_at(c, cf->len, i, owns, nown, &n);
+            optim_kind k = o >= 0 ? OPT_OTHER : call_at(c, cf->len, i, &n);
+            if (k == OPT_UNKNOWN || (o < 0 && optim_defined_at(c, i)))
                 continue; /* (class AdamW8bit(Optimizer): no construction) */
+            size_t line = pysrc_line_at(c, i);
             if ((!(kinds & 1u << k) || (o >= 0 && !(own & 1u << o))) && nfirst < OPT_COUNT) {
                 first[nfirst].name = s + i, first[nfirst].len = (int)n;
                 first[nfirst].file = cf->name ? cf->name : "the script";
@@ -533,6 +526,7 @@ void recognize_optim_script(const config_files *fs, run_recognition *r)
             bare += k == kind && k == OPT_SGD && optim_sgd_bare(s, cf->len, i + n);
             i += n;
         }
+        free(c);
     }
     if (kind == OPT_UNKNOWN)
         return;
