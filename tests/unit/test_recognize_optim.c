@@ -103,6 +103,16 @@ static void test_optim_script(void **state)
     assert_int_equal(r.optim, OPT_MOMENTUM);
     assert_non_null(
         strstr(r.optim_where, "the script's own SAM (constructed at line 3) drives it"));
+    /* its docstring's and a comment's SAM( are none: the construction's line counted past them */
+    sam = "class SAM(Optimizer):\n    \"\"\"Wrap as SAM(p, SGD).\n    \"\"\"\n# SAM(p)\n"
+          "opt = SAM(p, torch.optim.SGD)\n";
+    sf.data = sam, sf.len = strlen(sam);
+    memset(&r, 0, sizeof r);
+    r.optim = OPT_MOMENTUM, r.optim_bpp = 4;
+    snprintf(r.optim_class, sizeof r.optim_class, "SGD");
+    recognize_optim_script(&sfs, &r);
+    assert_non_null(
+        strstr(r.optim_where, "the script's own SAM (constructed at line 5) drives it"));
     /* a string is no call either (a docstring naming what the script does not make, a help
      * text): the one call, its line counted past them */
     r = script_optim(

@@ -4,12 +4,12 @@
  * AdamW8bit(Optimizer)` and constructs Lion(params) had been told "8-bit states (bitsandbytes) ...
  * AdamW8bit( in lowmem_optim_lm.py:33, the first of the script's 2 optimizers, all of this kind",
  * its Lion's 4 B per parameter counted as 2. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include <stdio.h>
-
+#include "pysrc.h"
 #include "recognize.h"
-#include "scriptflags.h"
 
 static int ident(char c)
 {
@@ -88,30 +88,26 @@ void optim_own_wraps(const config_files *fs, run_recognition *r)
             continue;
         char owns[8][48];
         int nown = optim_own_classes(cf->data, cf->len, owns, 8);
-        size_t line = 1, n = 0;
+        /* its constructions found in its code alone (pysrc.h): a comment's or a docstring's
+         * SAM( is none */
+        char *c = nown ? pysrc_clean(cf->data, cf->len) : NULL;
+        if (nown && !c)
+            return; /* (out of memory: nothing said) */
+        size_t n = 0;
         seen = 0;
         for (size_t i = 0; nown && i < cf->len; i++) {
-            const char *s = cf->data;
-            size_t past = s[i] == '#' || s[i] == '"' || s[i] == '\''
-                              ? scriptflags_skip_noncode(s, i, cf->len)
-                              : i;
-            for (size_t j = i; j < past; j++)
-                line += s[j] == '\n';
-            if (past > i) {
-                i = past - 1;
-                continue;
-            }
-            line += s[i] == '\n';
-            int o = optim_own_at(s, cf->len, i, owns, nown, &n);
+            int o = optim_own_at(c, cf->len, i, owns, nown, &n);
             if (o < 0 || seen & 1u << o)
                 continue;
             seen |= 1u << o;
+            size_t line = pysrc_line_at(c, i);
             if (!nsaid)
                 snprintf(one, sizeof one, "%s (constructed at line %zu)", owns[o], line);
             size_t w = strlen(said);
             snprintf(said + w, sizeof said - w, "%s%s( line %zu", nsaid++ ? ", " : "", owns[o],
                      line);
         }
+        free(c);
     }
     if (!nsaid)
         return;
