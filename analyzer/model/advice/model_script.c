@@ -14,6 +14,7 @@
 #include "config.h"
 #include "model_notes.h"
 #include "phases.h"
+#include "pysrc.h"
 #include "scriptflags.h"
 #include "scriptpass.h"
 #include "vramtrace/trace_format.h"
@@ -29,12 +30,6 @@ static const config_recfile *script(const run_facts *f, int i)
     return cf;
 }
 
-static const char *base(const char *path)
-{
-    const char *b = strrchr(path, '/');
-    return b ? b + 1 : path;
-}
-
 void model_carried(model_result *m, const run_facts *f)
 {
     m->rec.carried[0] = '\0';
@@ -43,8 +38,8 @@ void model_carried(model_result *m, const run_facts *f)
         char name[48];
         uint32_t at = cf ? scriptpass_carried(cf->data, cf->len, name, sizeof name) : 0;
         if (at)
-            snprintf(m->rec.carried, sizeof m->rec.carried, "%.40s, %.60s:%u", name, base(cf->name),
-                     (unsigned)at);
+            snprintf(m->rec.carried, sizeof m->rec.carried, "%.40s, %.60s:%u", name,
+                     pysrc_name(cf->name), (unsigned)at);
     }
 }
 
@@ -110,7 +105,7 @@ void model_unreached(model_result *m, const run_facts *f)
             at = scriptpass_eval(cf->data, cf->len, fn, sizeof fn, def, sizeof def);
     if (!at)
         return;
-    snprintf(m->unreached_where, sizeof m->unreached_where, "%.60s:%u", base(cf->name),
+    snprintf(m->unreached_where, sizeof m->unreached_where, "%.60s:%u", pysrc_name(cf->name),
              (unsigned)at);
     char own[200];
     long long v = script_eval_flag(f, cf, m->unreached_flag, sizeof m->unreached_flag,
@@ -126,7 +121,7 @@ void model_unreached(model_result *m, const run_facts *f)
     else if (v > 0)
         snprintf(own, sizeof own,
                  "its own batch %s: %.60s's argparse default, not on the command line",
-                 m->unreached_flag, base(cf->name));
+                 m->unreached_flag, pysrc_name(cf->name));
     else
         snprintf(own, sizeof own,
                  "its batch not known: no flag of the command line or of the script's argparse "
