@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pysrc.h"
 #include "scriptflags.h"
 
 static int ident_char(char ch)
@@ -162,15 +163,13 @@ static int accum_from(nano_config *c, const config_recfile *f, const char *s, co
     char bdest[64];
     config_flag_name(bflag, bdest, sizeof bdest);
     size_t bl = strlen(bdest);
-    for (size_t i = 0; i < f->len; i++) {
-        size_t j = scriptflags_skip_noncode(s, i, f->len);
-        if (j != i) {
-            i = j - 1;
-            continue;
-        }
+    /* found in its code alone (pysrc.h); the division and the line it cites read from the
+     * source itself, as written */
+    char *code = pysrc_clean(s, f->len);
+    for (size_t i = 0; code && i < f->len; i++) {
         /* x.batch, and not x.batch_size: the batch flag's value read through its namespace */
-        if (s[i] != '.' || i == 0 || !ident_char(s[i - 1]) || i + 1 + bl > f->len ||
-            strncmp(s + i + 1, bdest, bl) || ident_char(s[i + 1 + bl]))
+        if (code[i] != '.' || i == 0 || !ident_char(code[i - 1]) || i + 1 + bl > f->len ||
+            strncmp(code + i + 1, bdest, bl) || ident_char(code[i + 1 + bl]))
             continue;
         const char *name;
         size_t nl;
@@ -193,7 +192,7 @@ static int accum_from(nano_config *c, const config_recfile *f, const char *s, co
         for (int m = 0; m < fl[k].nnames; m++)
             if (!strncmp(fl[k].names[m], "--", 2))
                 lng = fl[k].names[m];
-        const char *base = strrchr(f->name, '/') ? strrchr(f->name, '/') + 1 : f->name;
+        const char *base = pysrc_name(f->name);
         char line[96], by[320];
         int no = line_at(s, i, line, sizeof line);
         int named = given || a->src == CONFIG_SRC_TRACE; /* (else its default's row names it) */
@@ -229,8 +228,10 @@ static int accum_from(nano_config *c, const config_recfile *f, const char *s, co
         snprintf(c->batch_global, sizeof c->batch_global, "%s", bflag);
         c->batch_global_v = G;
         b->flag[0] = '\0', b->flag_sep = 0, b->call[0] = '\0';
+        free(code);
         return 1;
     }
+    free(code);
     return 0;
 }
 
