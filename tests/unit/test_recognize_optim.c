@@ -23,6 +23,20 @@ static run_recognition script_optim(const char *src)
     return r;
 }
 
+/* sgd_under_own: recognize_optim_script on one recorded script of source src, SGD's momentum
+ * buffer measured (4 B per parameter) */
+static run_recognition sgd_under_own(const char *src)
+{
+    config_recfile f = {.name = "train.py", .data = src, .len = strlen(src), .kind = VT_FILE_ARG};
+    config_files fs = {1, &f, 1};
+    run_recognition r;
+    memset(&r, 0, sizeof r);
+    r.optim = OPT_MOMENTUM, r.optim_bpp = 4;
+    snprintf(r.optim_class, sizeof r.optim_class, "SGD");
+    recognize_optim_script(&fs, &r);
+    return r;
+}
+
 static void test_optim_script(void **state)
 {
     (void)state;
@@ -93,24 +107,13 @@ static void test_optim_script(void **state)
     assert_int_equal(r.optim, OPT_UNKNOWN);
     assert_string_equal(r.optim_choices, "Lion( line 5, AdamW8bit( line 5 of train.py");
     /* a library's state measured under a class of the script's own (SAM over SGD): said */
-    const char *sam = "class SAM(Optimizer):\n    pass\nopt = SAM(p, torch.optim.SGD)\n";
-    config_recfile sf = {.name = "train.py", .data = sam, .len = strlen(sam), .kind = VT_FILE_ARG};
-    config_files sfs = {1, &sf, 1};
-    memset(&r, 0, sizeof r);
-    r.optim = OPT_MOMENTUM, r.optim_bpp = 4;
-    snprintf(r.optim_class, sizeof r.optim_class, "SGD");
-    recognize_optim_script(&sfs, &r);
+    r = sgd_under_own("class SAM(Optimizer):\n    pass\nopt = SAM(p, torch.optim.SGD)\n");
     assert_int_equal(r.optim, OPT_MOMENTUM);
     assert_non_null(
         strstr(r.optim_where, "the script's own SAM (constructed at line 3) drives it"));
     /* its docstring's and a comment's SAM( are none: the construction's line counted past them */
-    sam = "class SAM(Optimizer):\n    \"\"\"Wrap as SAM(p, SGD).\n    \"\"\"\n# SAM(p)\n"
-          "opt = SAM(p, torch.optim.SGD)\n";
-    sf.data = sam, sf.len = strlen(sam);
-    memset(&r, 0, sizeof r);
-    r.optim = OPT_MOMENTUM, r.optim_bpp = 4;
-    snprintf(r.optim_class, sizeof r.optim_class, "SGD");
-    recognize_optim_script(&sfs, &r);
+    r = sgd_under_own("class SAM(Optimizer):\n    \"\"\"Wrap as SAM(p, SGD).\n    \"\"\"\n"
+                      "# SAM(p)\nopt = SAM(p, torch.optim.SGD)\n");
     assert_non_null(
         strstr(r.optim_where, "the script's own SAM (constructed at line 5) drives it"));
     /* a string is no call either (a docstring naming what the script does not make, a help
