@@ -160,6 +160,8 @@ verdict:
         printf("  (the run does not measure how its step grows with the micro-batch: this what-if "
                "scales what it kept at its peak and can be far off either way; vramtrace fit "
                "measures it)\n");
+    /* (a run that died in a step of a kind no earlier step ran: model_oom.c's note says so) */
+    int new_step = !strncmp(run->forward_note, ADVICE_NEW_STEP_TEXT, strlen(ADVICE_NEW_STEP_TEXT));
     if (run->lower_bounds && a->from && cal->eval_cut) /* (the report's note, the same) */
         printf("  (a lower bound: the run ran out of memory in its %s (%s), whose need "
                "past the request that failed was not measured)\n",
@@ -171,6 +173,9 @@ verdict:
     else if (run->lower_bounds && run->caught)
         printf("  (a lower bound: an out-of-memory error the program caught and went on from cut "
                "short the pass the run's peak came in; the rest of it was not measured)\n");
+    else if (run->lower_bounds && new_step)
+        printf("  (a lower bound: " ADVICE_NEW_STEP_TEXT ", before its end; what the rest of it "
+               "holds was not measured)\n");
     else if (run->lower_bounds && advice_backward_kept(cal))
         printf("  (a lower bound: the run died in a backward that keeps what it makes, before "
                "its end; what the rest of it keeps was not measured)\n");
@@ -251,8 +256,10 @@ verdict:
                : advice_backward_kept(cal)
                    ? "the run died in a backward that keeps what it makes (per-sample "
                      "gradients, as DP-SGD keeps them), and what the rest of it keeps is not known"
-                   : "the run died in its first forward, and what the rest of the "
-                     "forward and the backward add is not known",
+               : new_step ? ADVICE_NEW_STEP_TEXT ", and what the rest of that step adds is "
+                                                 "not known"
+                          : "the run died in its first forward, and what the rest of the "
+                            "forward and the backward add is not known",
                mb);
         return;
     }

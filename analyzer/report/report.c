@@ -359,7 +359,9 @@ static int report_fill(report_ctx *c)
                          (r->has_oom && r->oom_phase == PHASE_BACKWARD && r->backward_passes),
         /* (its first backward: no set of gradients was finished before; one past that had
          * made all, which an accumulating loop keeps) */
-        .grads_cut = r->has_oom && r->oom_phase == PHASE_BACKWARD && r->backward_passes <= 1,
+        .grads_cut = r->has_oom && r->oom_phase == PHASE_BACKWARD && r->backward_passes <= 1
+                         ? 1
+                         : 2 * (r->has_oom && r->oom_new_step), /* (a step of a new kind) */
         .compile_phase = r->phase_peak[PHASE_COMPILE] != 0,
         .forward_seen = r->phase_peak[PHASE_FORWARD] != 0,
         .param_bytes = params > ema ? params - ema : params,
@@ -446,6 +448,7 @@ static int report_fill(report_ctx *c)
             r->oom_phase == PHASE_EVAL && ost && evalsrc_stack(&r->eval_src, r->t, ost) == 2;
         f->oom_iter = (int)r->oom_iter;
         f->oom_bwd = (int)r->oom_bwd;
+        f->oom_new_step = r->oom_new_step;
         replay_site_text(r, r->oom_stack, c->site_oom, sizeof c->site_oom);
         f->oom_site = c->site_oom;
         f->oom_pytorch_pattern = r->oom_pytorch_pattern;

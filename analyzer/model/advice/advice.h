@@ -24,6 +24,9 @@
 /* ADVICE_UNSTEPPED_TEXT: a trace cut before the run's first optimizer step, no OOM (model.h
  * cut_unstepped), as the report and predict say it alike */
 #define ADVICE_UNSTEPPED_TEXT "the trace ends with no optimizer step seen"
+/* ADVICE_NEW_STEP_TEXT: how model_oom.c's note of a run that died in a step of a kind no earlier
+ * step ran begins (run_facts' oom_new_step; predict --from tells that note by it) */
+#define ADVICE_NEW_STEP_TEXT "the run died in a step of a kind no earlier step ran"
 /* advice_cut_why: why such a trace ends there, beside ADVICE_UNSTEPPED_TEXT: the file cut (the
  * process killed, or still running), or the capture stopped early (ADVICE_STOPPED_*: its
  * trailer says so; a `ulimit -f` run had been said killed) */

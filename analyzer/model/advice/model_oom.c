@@ -46,7 +46,7 @@ static void forward_whole(model_result *m, const run_facts *f)
 {
     static const category whole[] = {CAT_ACTIVATIONS, CAT_AUTOCAST};
     if (!oom_in(f, "forward") || !f->backward_passes || !model_oom_cut(f) || !f->has_cat_peaks ||
-        m->oom_forward[0])
+        m->oom_forward[0] || f->oom_new_step) /* (no earlier forward was of its kind) */
         return;
     char said[200] = "";
     for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++) {
@@ -89,6 +89,27 @@ static void backward_kept(model_result *m, const run_facts *f)
                  (double)bw / 1048576.0, (double)act / 1048576.0);
 }
 
+/* new_step: the run died in a step of a kind no earlier step ran (run_facts' oom_new_step): what
+ * was live at the failure is a part of that step, whose end no earlier step measured: lower
+ * bounds, said in m->oom_forward. (A WGAN out of memory in its first generator step at batch 384,
+ * after five critic steps, had been told "largest micro-batch that fits: 324", which runs out of
+ * memory: its generator's backward and update had not come.) */
+static void new_step(model_result *m, const run_facts *f)
+{
+    if (!f->oom_new_step)
+        return;
+    m->lower_bounds = m->calib.lower = 1; /* (its end not measured) */
+    snprintf(m->oom_forward, sizeof m->oom_forward,
+             ADVICE_NEW_STEP_TEXT " (of the %.1f MiB it kept for its backward, most made at "
+                                  "code first run in it, as a GAN's generator step after its "
+                                  "critic's): what that step holds by its end was not measured, "
+                                  "so what-ifs scale a part of it and are lower bounds (vramtrace "
+                                  "fit measures)",
+             (double)(f->at_oom.bytes[CAT_ACTIVATIONS] + f->at_oom.bytes[CAT_LOGITS] +
+                      f->at_oom.bytes[CAT_ATTENTION]) /
+                 1048576.0);
+}
+
 void model_oom_calibrate(model_result *m, const run_facts *f)
 {
     /* after the forward the state at the failure is the step's, unless the tensors peaked
@@ -109,6 +130,7 @@ void model_oom_calibrate(model_result *m, const run_facts *f)
     m->calib.oom_in_step = oom_in(f, "optimizer");
     model_kv_kept(f, &m->calib.kv_oom);
     model_oom_forward_share(m, f);
+    new_step(m, f);      /* (lower bounds: a step of a kind not run before) */
     forward_whole(m, f); /* (a later forward's: the share of none but the first's) */
     backward_kept(m, f); /* (lower bounds: a backward that keeps what it makes) */
     m->calib.step_in_place = m->rec.sgd_bare;

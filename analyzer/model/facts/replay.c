@@ -531,8 +531,8 @@ static int replay_reader(const char *path, reader *rd, replay_result *out, char 
         replay_snap_classify(s, out, &out->at_tensors);
     if (out->at_step.n)
         replay_snap_classify(s, out, &out->at_step);
-    if (out->has_oom)
-        replay_snap_classify(s, out, &out->at_oom);
+    if (out->has_oom) /* (then what its step first ran: oomstep.c) */
+        replay_snap_classify(s, out, &out->at_oom), out->oom_new_step = replay_oom_new_step(s, out);
     replay_cats_end(s);
     timeline_end(out->tl);
     out->backward_passes = s->bwd;

@@ -111,6 +111,8 @@ typedef struct replay_result {
     uint32_t oom_iter;   /* the optimizer steps begun when the OOM (has_oom's) began: a run that
                           * caught it and trained on has more iterations than that */
     uint32_t oom_bwd;    /* ... and the backward passes */
+    int oom_new_step;    /* 1: it came in a step of a kind no earlier step ran (its forward's
+                          * activations mostly made at code first run in it: replay_oom.h) */
     uint32_t backward_passes; /* backward passes begun */
     uint32_t backward_ended;  /* ... that ended (the main thread's next allocation came after),
                                * none an OOM cut short */

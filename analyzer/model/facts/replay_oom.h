@@ -84,6 +84,12 @@ void replay_oom_end(state *s, oom_track *ot);
  * stays) into the result */
 void replay_oom_result(state *s, const oom_track *ot);
 
+/* replay_oom_new_step (oomstep.c): 1 when the run's OOM (at_oom classified) came after a step in
+ * a forward or backward most of whose activations were made at code first run after the last
+ * step began: a step of a kind no earlier one ran (a GAN's generator after its critic's), whose
+ * backward had not made the gradients of the weights it trains; else 0 */
+int replay_oom_new_step(const state *s, const replay_result *r);
+
 /* replay_snap.c: the caught OOM's snapshot set aside, back, or dropped (oom_aside) */
 void replay_snap_oom_aside(state *s);
 void replay_snap_oom_back(state *s);

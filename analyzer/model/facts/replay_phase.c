@@ -128,6 +128,7 @@ const struct stack_fx *replay_facts_slow(state *s, uint32_t id)
     }
     struct stack_fx *x = &s->facts[id];
     x->f = raw_facts(s, id);
+    x->iter0 = (uint8_t)(s->iter < 255 ? s->iter : 255); /* (oomstep.c) */
     s->r->op_frames |= x->f.op;
     if (x->f.kv && !s->kv_on) { /* the KV cache's tensors counted apart from here on */
         s->kv_on = 1;

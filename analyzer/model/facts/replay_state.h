@@ -52,9 +52,9 @@ typedef struct state {
     replay_result *r;
     livemap live;
     struct stack_fx {
-        stack_facts f;      /* phase 255 = not computed */
-        uint8_t ef, unused; /* its EF_* (unused: 16 bytes, an id's entry found by a shift) */
-    } * facts;              /* by stack id */
+        stack_facts f;     /* phase 255 = not computed */
+        uint8_t ef, iter0; /* its EF_*; the steps begun when first met (255: more): oomstep.c */
+    } * facts;             /* by stack id */
     uint32_t nfacts;
     uint64_t level[5];
     uint8_t thread_phase[1024];

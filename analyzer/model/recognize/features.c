@@ -174,6 +174,15 @@ static void recognize_ema(const recognize_input *in, int frames, run_recognition
                  "the frozen base model under peft's LoRA adapters",
                  (double)rest / 1048576.0);
         set(&out->feat[FEATURE_EMA], FEAT_OFF, msg);
+    } else if (frames && out->grads_cut == 2 && rest) {
+        /* (a step of a new kind cut short: a GAN's generator step after its critic's) */
+        snprintf(msg, sizeof msg,
+                 "not recognised: no code of a known EMA ran (diffusers' EMAModel, timm's "
+                 "ModelEma, AveragedModel, torch_ema); the run died in a step of a kind no "
+                 "earlier one ran, its backward passes had made the gradients of %.2f M weights: "
+                 "whether the other %.1f MiB train, are frozen or hold a copy is not known",
+                 (double)out->trainable / 1e6, (double)rest / 1048576.0);
+        set(&out->feat[FEATURE_EMA], FEAT_UNKNOWN, msg);
     } else if (frames && out->grads_cut && rest) {
         /* the backward the error cut short had not reached them: they may train (a DLRM out of
          * memory partway through its first backward had been told 5078.2 MiB of its weights,

@@ -113,7 +113,9 @@ typedef struct recognize_input {
     int iterations;               /* optimizer steps seen */
     int backward_done;            /* backward passes that completed (not one an OOM cut short) */
     int grads_cut;        /* 1: the run ran out of memory in its first backward: the weights it had
-                           * not reached yet took no gradient, whether they train or not */
+                           * not reached yet took no gradient, whether they train or not; 2: in a
+                           * step of a kind no earlier step ran (replay.h's oom_new_step), whose
+                           * backward had not made the gradients of the weights it trains */
     int compile_phase;    /* 1: allocations while torch.compile compiled */
     int forward_seen;     /* 1: allocations in a forward */
     uint64_t param_bytes; /* parameter bytes measured (largest live) */
@@ -216,7 +218,8 @@ typedef struct run_recognition {
                             * 16-bit copies were kept; weights never cast are not told) */
     int grads_cut;         /* 1 (with trainable_lower): the gradients' elements of a backward the
                             * out-of-memory error cut short (recognize_input's grads_cut): the
-                            * weights it had not reached may train (predictions cost them so) */
+                            * weights it had not reached may train (predictions cost them so); 2:
+                            * of the run's backward passes before a step of a new kind (its 2) */
     int beside_unused;     /* 1 (with trainable_lower): another model's blocks beside the trained
                             * one's had not been used when the first forward died (a teacher run
                             * after the student): whether they train is not told, and the kept

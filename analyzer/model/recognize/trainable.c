@@ -104,7 +104,19 @@ unsigned recognize_trainable(const recognize_input *in, run_recognition *out, un
         snprintf(out->trainable_where, sizeof out->trainable_where,
                  "the weights whose 16-bit copies autocast kept at the out-of-memory error (it "
                  "keeps those of weights that need a gradient; none was measured)");
-    } else if (in->has_cat_peaks && in->grad_peak >= e && in->grads_cut) {
+    } else if (in->has_cat_peaks && in->grad_peak >= e && in->grads_cut == 2 &&
+               in->param_bytes > in->grad_peak) {
+        /* the run died in a step of a kind no earlier step ran, before its backward had made
+         * the gradients of the weights it trains (a WGAN out of memory in its first generator
+         * step, after five critic steps, had been told its generator's 108.3 MiB "take no
+         * gradient") */
+        out->trainable = in->grad_peak / e;
+        out->trainable_lower = 1, out->grads_cut = 2;
+        snprintf(out->trainable_where, sizeof out->trainable_where,
+                 "at least: the gradients' elements the run had made when it ended; it died in a "
+                 "step of a kind no earlier step ran (its activations made at code first run "
+                 "then), before that step's backward had made its gradients: the rest may train");
+    } else if (in->has_cat_peaks && in->grad_peak >= e && in->grads_cut == 1) {
         /* the backward the error cut short had not made every gradient yet: the weights it had
          * not reached wait for theirs (a DLRM whose every weight trains, out of memory partway
          * through its first backward, had been told 4.96 GiB of its weights "take no gradient";
