@@ -4,6 +4,7 @@
 #include "report.h"
 
 #include "cfgsrc.h"
+#include "classify.h"
 #include "evalsrc.h"
 #include "hashseed.h"
 #include "repcache.h"
@@ -202,6 +203,37 @@ static void less_ema(report_ctx *c, const replay_result *r, made_memo *mm, uint6
     infer_pass_free(p);
 }
 
+/* optim_kept: the optimizer's state as its steps keep it: its largest live bytes over the run, or
+ * those where the tensors peaked after a step when the largest exceeds them by no more than one
+ * of its tensors there: a copy made before the one it replaces was freed (SAM's old_p, taken
+ * anew in every step's first_step, had been 8.43 B of state per parameter where it keeps 8) */
+static uint64_t optim_kept(const replay_result *r)
+{
+    uint64_t most = r->has_cat_peaks ? r->cat_peak[CAT_OPTIMIZER] : 0, one = 0;
+    const replay_snapshot *s = &r->at_tensors;
+    uint64_t at = s->by_cat.bytes[CAT_OPTIMIZER];
+    if (!most || !r->tensor_mode || !s->n || !r->tensors_iter || !at || at >= most)
+        return most;
+    for (size_t i = 0; i < s->n; i++)
+        if (s->items[i].category == CAT_OPTIMIZER && s->items[i].size > one)
+            one = s->items[i].size;
+    return most - at <= one ? at : most;
+}
+
+/* own_copies: the bytes where the tensors peaked that the program's own optimizer class keeps
+ * as copies of the weights (classify.c's opt_copy), 0 none */
+static uint64_t own_copies(const replay_result *r)
+{
+    const replay_snapshot *s = r->tensor_mode && r->at_tensors.n ? &r->at_tensors : &r->at_peak;
+    int rule = 0, nr = classify_rule_count();
+    while (rule < nr && strcmp(classify_rule_name(rule), "opt_copy"))
+        rule++;
+    uint64_t n = 0;
+    for (size_t i = 0; rule < nr && i < s->n; i++)
+        n += s->items[i].rule == rule ? s->items[i].size : 0;
+    return n;
+}
+
 static int report_fill(report_ctx *c)
 {
     replay_result *r = &c->runs[0];
@@ -366,7 +398,8 @@ static int report_fill(report_ctx *c)
         .forward_seen = r->phase_peak[PHASE_FORWARD] != 0,
         .param_bytes = params > ema ? params - ema : params,
         .grad_peak = grads,
-        .optim_peak = r->has_cat_peaks ? r->cat_peak[CAT_OPTIMIZER] : 0,
+        .optim_peak = optim_kept(r), /* (the state kept: not one copy's overlap) */
+        .optim_own = own_copies(r),
         .has_cat_peaks = r->has_cat_peaks,
         .grad_scaler = f->grad_scaler,
         .state_cut = replay_oom_in_step(r) && r->iterations == 1,

@@ -7,8 +7,11 @@
 # optimizers, all of this kind", its state predicted at 2 B per parameter where Lion's is 4; with
 # `--optim lion` on the command line the same. Now the measured 4 B is "one fp32 state", a class
 # line is no construction, the script's own classes name no kind (several: which ran is not
-# known), `--optim lion` is one state of 4 B (`--optim adamw8bit` 8-bit states), and SAM's row
-# says what the class keeps outside SGD's step (its copy of the weights) is not in the count.
+# known), `--optim lion` is one state of 4 B (`--optim adamw8bit` 8-bit states). SAM's copy of the
+# weights (old_p, made in its first_step, outside SGD's step) had been counted as parameters and
+# its state as SGD's momentum alone ("4.00 B"); now the copy is the optimizer's state, the state
+# per parameter the program's own (STATE: the copy and the momentum, 8 B), and the row says how
+# much of it the class's copies are.
 set -u
 . "$ROOT/tests/sim_env.sh"
 P="$ROOT/tests/python/own_optim.py"
@@ -37,7 +40,7 @@ python3 -c 'import json, sys; o = json.load(open(sys.argv[1]))["recognized"]["op
     fail "flag8: $(grep '^  optimizer    ' flag8.txt)"
 run sam 8GiB "$P" --optimizer_name sam
 grep -q "^step 1$" sam.out || fail "sam: did not train 2 steps: $(tail -n 2 sam.out)"
-python3 - lion.out lion.json oom.json flag.json sam.json <<'EOF' || fail "see above"
+python3 - lion.out lion.json oom.json flag.json sam.json sam.out <<'EOF' || fail "see above"
 import json, re, sys
 facts = dict(re.findall(r"(\w+)=(\d+)", open(sys.argv[1]).read()))
 params, state = int(facts["params"]), int(facts["optimizer"])
@@ -60,8 +63,11 @@ pred = flag["prediction"]["calibrated_by_category"]["optimizer"]
 if o["kind"] != "one_state" or not 0.99 * state <= pred <= 1.01 * state:
     bad.append(f"flag: {o['kind']}, optimizer predicted {pred}, its Lion's {state}")
 o = sam["recognized"]["optimizer"]
-if "SAM(" not in o["where"] or "is not in this count" not in o["where"]:
-    bad.append(f"sam: {o['where']}")
+sam_state = int(re.search(r"^STATE optimizer=(\d+)", open(sys.argv[6]).read(), re.M).group(1))
+bpp = o.get("state_bytes_per_trainable_param") or 0
+if "SAM(" not in o["where"] or "copies of the weights" not in o["where"] or \
+        o["kind"] in ("momentum", "adam") or abs(bpp - sam_state / params) > 0.01:
+    bad.append(f"sam: {o['kind']}, {bpp} B per parameter (its own {sam_state / params:.2f}): {o['where']}")
 for b in bad:
     print("own_optim:", b)
 sys.exit(1 if bad else 0)

@@ -9,7 +9,9 @@
 # iterations_known false, growth.optimizer_steps null); A is not said to be passes per step it is
 # not; so with a base SGD whose later steps allocate nothing (--wd 0) and in a run of one step.
 # The same program trained the plain way (--sam 0, one pass per step) keeps its exact count and
-# A = 1.
+# A = 1. SAM's copy of the weights (old_p, made in first_step, outside the base SGD's step) had
+# been "parameters" (twice the model's weights) and its state SGD's momentum alone (4 B per
+# parameter): now it is the optimizer's state, whose bytes per parameter are the program's own.
 set -u
 . "$ROOT/tests/sim_env.sh"
 run() { # NAME ARGS...
@@ -67,6 +69,15 @@ for base in sys.argv[1:]:
         bad.append("%s: iterations_known not false" % base)
     if base.startswith("sam1") and a["value"] is None and "%d backward passes" % t["backward_passes"] not in a["where"]:
         bad.append("%s: A's row does not say the run's passes: %s" % (base, a["where"]))
+    if r["categories"]["parameters"] > t["param_bytes"] * 1.01:
+        bad.append("%s: parameters %d at the peak, the model's weights %d" % (base, r["categories"]["parameters"], t["param_bytes"]))
+    bpp = r["recognized"]["optimizer"].get("state_bytes_per_trainable_param")
+    own = t["optim_state_bytes"] / t["trainable_params"]
+    if bpp is None or abs(bpp - own) > 0.01:
+        bad.append("%s: %s B of optimizer state per parameter, the program's %.2f" % (base, bpp, own))
+    w = r["recognized"]["optimizer"]["where"]
+    if base.startswith("sam1") and ("SAM (constructed" not in w or "copies of the weights that class keeps" not in w):
+        bad.append("%s: the optimizer's row does not say SAM's copies: %s" % (base, w))
 print("\n".join(bad))
 raise SystemExit(1 if bad else 0)
 PY

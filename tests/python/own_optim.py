@@ -156,7 +156,7 @@ def main():
                 st = [v for s in opt.state.values() for v in s.values() if hasattr(v, "numel")]
             if it == 0:
                 print(f"STATE optimizer={sum(t.numel() * t.element_size() for t in st)}", flush=True)
-            del x, y
+            del x, y, st  # (the list would keep this step's copies alive into the next one's)
             print(f"step {it}", flush=True)
     except torch.OutOfMemoryError:
         print(f"OOM in {phase}", flush=True)

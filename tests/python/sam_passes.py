@@ -6,7 +6,8 @@ passes of one step; second_step() restores the weights and runs the base SGD (mo
 weight decay: its state is made in the first step's second pass; with --wd 0 its later steps
 allocate nothing), then zero_grad. With --sam 0 the same model and base SGD train the plain way (one
 pass per step). --steps optimizer steps, no gradient accumulation. Prints its truth (VRAMTRACE_TORCH_STATS: steps, backward passes, passes per
-step, accumulation). Used by tests/integration/sam_passes.sh."""
+step, accumulation, the trainable parameters, their bytes and the optimizer's state: SAM's copy and
+the base SGD's momentum). Used by tests/integration/sam_passes.sh."""
 import argparse
 import os
 import sys
@@ -16,7 +17,7 @@ import simtorch as torch  # noqa: E402
 import simtorch.nn as nn  # noqa: E402
 import simtorch.nn.functional as F  # noqa: E402
 from simtorch.optim.optimizer import Optimizer  # noqa: E402
-from sim_truth import finish, record_oom  # noqa: E402
+from sim_truth import finish, record_oom, state_tensors, tensor_bytes  # noqa: E402
 
 
 class SAM(Optimizer):
@@ -67,6 +68,8 @@ def main():
                               nn.Linear(64, 10))
         model.to("cuda")
         params = list(model.parameters())
+        truth["trainable_params"] = sum(p.numel() for p in params)
+        truth["param_bytes"] = tensor_bytes(params)
         kw = dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=a.wd)
         opt = SAM(params, torch.optim.SGD, **kw) if a.sam else torch.optim.SGD(params, **kw)
         for it in range(a.steps):
@@ -90,6 +93,10 @@ def main():
                     opt.second_step(zero_grad=True)
             del x, y
             truth["steps"] = it + 1
+            # the optimizer's state: SAM's copy of every weight (old_p) and the base SGD's momentum
+            st = state_tensors(opt) + (state_tensors(opt.base_optimizer) if a.sam else [])
+            truth["optim_state_bytes"] = tensor_bytes(t for t in st if t.numel() > 1)
+            del st
     except torch.OutOfMemoryError as e:
         record_oom(truth, phase, e)
     return finish(torch, truth)

@@ -56,6 +56,16 @@ static int host_copy(const classify_input *in)
 {
     return in->tensor_api && in->input && !in->workspace && in->bwd_alloc > 0;
 }
+static int r_opt_copy(const classify_input *in)
+{
+    /* a weight's size, copied on the device by the program's own optimizer class (told as a
+     * device copy under an attention kernel, which no program's copy is: replay_phase.c's
+     * replay_facts_slow) and kept past a step, to the end, or into an out-of-memory error: its
+     * state (SAM's first_step keeps old_p, a copy of every weight, until the next step's) */
+    return device_copy(in) && in->attention && in->param_sized &&
+           (!in->freed || in->cut_by_oom ||
+            (in->iter_free > in->iter_alloc && in->bwd_free > in->bwd_alloc));
+}
 static int r_kept_copy(const classify_input *in)
 {
     /* a weight's size, made after the first forward and kept past the optimizer step after it,
@@ -266,6 +276,9 @@ static int r_other(const classify_input *in)
       "a context creation: its size is the driver's used-memory delta")                            \
     X(kernel_code, r_kernel, KERNEL_CODE, "a module / library load: kernel images on the device")  \
     X(external, r_external, EXTERNAL, "driver-level or managed memory: not PyTorch's allocator")   \
+    X(opt_copy, r_opt_copy, OPTIMIZER,                                                             \
+      "a weight-sized copy the program's own optimizer class made on the device, kept past a "     \
+      "step: its state (SAM's copy of the weights)")                                               \
     X(kept_copy, r_kept_copy, PARAMETERS,                                                          \
       "a weight-sized copy the program made on the device itself after the first forward, kept "   \
       "past a step (a checkpoint of the weights or of the optimizer's state): held as weights")    \

@@ -62,6 +62,10 @@ int evalsrc_data_at(evalsrc *e, tables *t, uint64_t raw);
 /* evalsrc_data_frames: the same of the Python frame numbered py (0 the innermost; -1: none) of a
  * resolved stack. */
 int evalsrc_data_frames(evalsrc *e, const tables *t, const tables_frame *f, size_t n, int py);
+/* evalsrc_opt_at / evalsrc_opt_frames: the same of a line in the body of the program's own
+ * optimizer class (optsrc.h: what its methods make and keep is its state) */
+int evalsrc_opt_at(evalsrc *e, tables *t, uint64_t raw);
+int evalsrc_opt_frames(evalsrc *e, const tables *t, const tables_frame *f, size_t n, int py);
 /* evalsrc_data_made: 1 when stack stack_id made such data (stack_facts.data: storage filled by a
  * call of torch's from such a line, no copy), else 0. */
 int evalsrc_data_made(evalsrc *e, tables *t, uint32_t stack_id);

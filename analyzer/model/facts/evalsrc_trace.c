@@ -3,6 +3,7 @@
 #include "evalsrc.h"
 
 #include "datasrc.h"
+#include "optsrc.h"
 #include "phases.h"
 
 #include <stdio.h>
@@ -12,6 +13,8 @@
 /* a line's bit in evalsrc_file.line beside the evaluations' 1 and 2: data kept on the device
  * (datasrc.h) */
 #define DATA_LINE 4
+/* ... and the body of the program's own optimizer class (optsrc.h) */
+#define OPT_LINE 8
 
 void evalsrc_free(evalsrc *e)
 {
@@ -42,6 +45,7 @@ static void build(evalsrc *e, const tables *t)
         if (!m)
             continue;
         size_t ev = evalsrc_lines(f->contents.s, f->contents.len, m, lines);
+        ev += optsrc_lines(f->contents.s, f->contents.len, m, lines, OPT_LINE);
         if (!datasrc_lines(f->contents.s, f->contents.len, m, lines, DATA_LINE) && !ev) {
             free(m);
             continue;
@@ -142,6 +146,26 @@ int evalsrc_data_frames(evalsrc *e, const tables *t, const tables_frame *f, size
     for (size_t i = 0; e->n && py >= 0 && i < n; i++)
         if (f[i].kind == TABLES_FRAME_PYTHON && py-- == 0)
             return (line_bits(e, file_of(e, t, f[i].code_id), f[i].line) & DATA_LINE) != 0;
+    return 0;
+}
+
+int evalsrc_opt_at(evalsrc *e, tables *t, uint64_t raw)
+{
+    build(e, t);
+    int k = e->n ? file_of(e, t, VT_PYFRAME_CODE(raw)) : -1;
+    if (k < 0)
+        return 0;
+    tables_frame fr;
+    tables_resolve_frame(t, raw, TABLES_FRAME_PYTHON, &fr);
+    return (line_bits(e, k, fr.line) & OPT_LINE) != 0;
+}
+
+int evalsrc_opt_frames(evalsrc *e, const tables *t, const tables_frame *f, size_t n, int py)
+{
+    build(e, t);
+    for (size_t i = 0; e->n && py >= 0 && i < n; i++)
+        if (f[i].kind == TABLES_FRAME_PYTHON && py-- == 0)
+            return (line_bits(e, file_of(e, t, f[i].code_id), f[i].line) & OPT_LINE) != 0;
     return 0;
 }
 

@@ -422,6 +422,16 @@ void phases_acc_mark_data(phases_acc *a)
     a->py_any |= FB_DATA_LINE;
 }
 
+int phases_acc_lead(const phases_acc *a)
+{
+    return a->lead;
+}
+
+void phases_acc_mark_opt(phases_acc *a)
+{
+    a->opt_own = 1;
+}
+
 int phases_acc_filled(const phases_acc *a)
 {
     /* made by a call of torch's from the caller's line (a builtin's: torch's frames before it, if
@@ -486,6 +496,7 @@ stack_facts phases_acc_end(const phases_acc *a)
     if (own && (any & FB_CLONE) && !r.input) {
         r.input = 1;
         r.workspace = 1;
+        r.opt_copy = a->opt_own != 0; /* (its class an optimizer: its state, as SAM's old_p) */
     }
     r.phase = bwd             ? PHASE_BACKWARD
               : opt           ? PHASE_OPTIMIZER

@@ -54,6 +54,9 @@ typedef struct stack_facts {
      * (x.float(), .to(dtype)): no loss, attention kernel or batch (phases_acc_end) */
     uint8_t data : 1;
     uint8_t cast : 1;
+    /* opt_copy: such a copy on the device (input and workspace: phases_acc_end) made on a line of
+     * the program's own optimizer class (optsrc.h: SAM's first_step keeps old_p so), its state */
+    uint8_t opt_copy : 1;
 } stack_facts;
 _Static_assert(sizeof(stack_facts) == 14, "stack_facts: 14 bytes");
 
@@ -97,6 +100,7 @@ typedef struct phases_acc {
     uint32_t lead_bits;
     uint32_t op_last; /* the bits of the outermost native frame of an ATen operator: the op the
                        * caller called (torch.zeros; not the empty a randint calls inside) */
+    int opt_own;      /* phases_acc_mark_opt: its lead frame's line is in an own optimizer class */
 } phases_acc;
 #define PHASES_ACC_INIT                                                                            \
     {                                                                                              \
@@ -143,6 +147,11 @@ void phases_acc_mark_eval(phases_acc *a);
  * the device, not a weight (evalsrc_data_at: a plain class's, datasrc.h) */
 int phases_acc_filled(const phases_acc *a);
 void phases_acc_mark_data(phases_acc *a);
+/* phases_acc_lead: the index among the Python frames added of the innermost one not of torch (the
+ * caller's line of torch's call), -1 none; phases_acc_mark_opt: that line lies in the body of the
+ * program's own optimizer class (evalsrc_opt_at, optsrc.h): a copy it makes there is its state */
+int phases_acc_lead(const phases_acc *a);
+void phases_acc_mark_opt(phases_acc *a);
 void phases_memo_free(phases_memo *m);
 /* phases_site: the frame a report names for a stack: the innermost Python frame of the program's
  * own (outside torch / site-packages); when a framework's training loop (Hugging Face's Trainer,

@@ -87,6 +87,8 @@ static stack_facts raw_facts(state *s, uint32_t id)
                 phases_acc_mark_eval(&r);
             if (evalsrc_data_frames(&s->r->eval_src, s->r->t, fr, n, phases_acc_filled(&r)))
                 phases_acc_mark_data(&r);
+            if (evalsrc_opt_frames(&s->r->eval_src, s->r->t, fr, n, phases_acc_lead(&r)))
+                phases_acc_mark_opt(&r); /* (the program's own optimizer class: optsrc.h) */
             return phases_acc_end(&r);
         }
         /* kept: a symbol that is named, symbolized, in no module or in one whose file failed
@@ -105,6 +107,9 @@ static stack_facts raw_facts(state *s, uint32_t id)
     if (lead >= 0 && lead < st->n_python &&
         evalsrc_data_at(&s->r->eval_src, s->r->t, st->frames[st->n_native + lead]))
         phases_acc_mark_data(&a);
+    if ((lead = phases_acc_lead(&a)) >= 0 && lead < st->n_python && /* (optsrc.h) */
+        evalsrc_opt_at(&s->r->eval_src, s->r->t, st->frames[st->n_native + lead]))
+        phases_acc_mark_opt(&a);
     return phases_acc_end(&a);
 }
 
@@ -135,7 +140,8 @@ const struct stack_fx *replay_facts_slow(state *s, uint32_t id)
         s->r->tensors_no_kv_peak = s->r->peak_allocated, s->r->t_tensors_no_kv = s->r->t_allocated;
     }
     x->ef = (uint8_t)((x->f.loss ? EF_LOSS : 0) | (x->f.to_copy ? EF_TO_COPY : 0) |
-                      (x->f.workspace ? EF_WORKSPACE : 0) | (x->f.attention ? EF_ATTENTION : 0) |
+                      (x->f.workspace ? EF_WORKSPACE : 0) |
+                      (x->f.attention || x->f.opt_copy ? EF_ATTENTION : 0) | /* (classify.c) */
                       (x->f.input ? EF_INPUT : 0) | (x->f.cast ? EF_CAST : 0));
     /* the program's own cast whose line first ran after the run's first forward began, before
      * its first backward or step: of what the forward made (its output, for the loss), where a

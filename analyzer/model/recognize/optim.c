@@ -187,10 +187,15 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
                  (unsigned long long)in->optim_peak, (unsigned long long)out->trainable);
         return;
     }
+    out->optim_own = 0;
     if (in->has_cat_peaks && in->iterations > 0 && out->trainable > 0) {
         out->optim_bpp = (double)in->optim_peak / (double)out->trainable;
         out->optim = by_state(out->optim_bpp * 4.0 / e, named, /* (fp32's bytes) */
                               kernel_family(out->family));
+        /* (the own optimizer class's weight copies: SAM's old_p beside SGD's momentum) */
+        out->optim_own = in->optim_own < in->optim_peak ? in->optim_own : 0;
+        if (out->optim_own && out->optim != OPT_NONE)
+            out->optim = OPT_OTHER;
         snprintf(out->optim_where, sizeof out->optim_where,
                  "%.2f B of state per trainable parameter: %llu B of optimizer state over %llu "
                  "gradient elements%s%s%s",

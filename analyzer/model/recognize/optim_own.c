@@ -112,7 +112,18 @@ void optim_own_wraps(const config_files *fs, run_recognition *r)
     if (!nsaid)
         return;
     size_t w = strlen(r->optim_where);
-    if (nsaid == 1)
+    double own = r->trainable ? (double)r->optim_own / (double)r->trainable : 0;
+    if (r->optim_own && nsaid == 1) /* (counted: optim.c) */
+        snprintf(r->optim_where + w, sizeof r->optim_where - w,
+                 "; the script's own %s drives it, and %llu B of this state are the copies of "
+                 "the weights that class keeps (%.2f B per trainable parameter)",
+                 one, (unsigned long long)r->optim_own, own);
+    else if (r->optim_own)
+        snprintf(r->optim_where + w, sizeof r->optim_where - w,
+                 "; the script's own classes (%s) may drive it, and %llu B of this state are "
+                 "copies of the weights one of them keeps (%.2f B per trainable parameter)",
+                 said, (unsigned long long)r->optim_own, own);
+    else if (nsaid == 1)
         snprintf(r->optim_where + w, sizeof r->optim_where - w,
                  "; the script's own %s drives it: what that class keeps outside the step, if "
                  "anything (as SAM's copy of the weights), is not in this count",

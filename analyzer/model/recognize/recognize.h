@@ -121,6 +121,8 @@ typedef struct recognize_input {
     uint64_t param_bytes; /* parameter bytes measured (largest live) */
     uint64_t grad_peak;   /* gradients' largest live bytes over the run */
     uint64_t optim_peak;  /* optimizer state's largest live bytes over the run */
+    uint64_t optim_own;   /* of it, weight-sized copies the program's own optimizer class keeps
+                           * (classify.c's opt_copy: SAM's old_p); 0 none */
     int has_cat_peaks;    /* 1: grad_peak / optim_peak were measured */
     int grad_scaler;      /* 1: an enabled GradScaler allocated (it may skip steps) */
     int state_cut; /* 1: the run ran out of memory in its first optimizer step, while the state
@@ -194,6 +196,9 @@ typedef struct run_recognition {
     const char *optim_unmeasured; /* why not, where steps ran (a static string); NULL: none ran */
     int optim_forwards_only; /* 1: a run of forwards only: what names the optimizer says none ran */
     char optim_where[320];
+    uint64_t optim_own; /* of the state measured, the program's own optimizer class's copies of
+                         * the weights (recognize_input's optim_own): its kind is not the base
+                         * optimizer's alone (OPT_OTHER) */
     /* no step ran and the script constructs optimizers of several kinds (which one ran is not in
      * the source): their kinds (bit 1u << optim_kind) and where ("SGD( at train.py:58, AdamW(
      * at train.py:60"); 0 and "" otherwise */
