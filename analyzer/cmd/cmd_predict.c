@@ -125,9 +125,19 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
     wdoc = wbuf;
     predict_print_breakdown(p, cal, s->generic, s->compile,
                             a->from ? 0 : predict_kv_cache(&a->block, s), kv_shape(s), wdoc);
-    printf("peak: %s%s (as nvidia-smi would show the process)\n",
-           run && run->lower_bounds ? "at least " : "",
-           card_format_bytes(p->peak_bytes, b1, sizeof b1));
+    double own_share = 0; /* (a run out of memory: its own cache share, the floor's range) */
+    uint64_t low = advice_own_cache(cal, s, p, &own_share);
+    char ob[64] = "", oc[32];
+    if (low)
+        snprintf(ob, sizeof ob, "%s to ", card_format_bytes(low, oc, sizeof oc));
+    printf("peak: %s%s%s (as nvidia-smi would show the process%s",
+           run && run->lower_bounds ? "at least " : "", ob,
+           card_format_bytes(p->peak_bytes, b1, sizeof b1), low ? "; " : ")\n");
+    if (low)
+        printf("the first with the allocator cache at the %s%.1f %% of the tensors the run held "
+               "when it ran out of memory, the second at the floor above)\n",
+               own_share < 0.0005 ? "less than " : "",
+               own_share < 0.0005 ? 0.1 : 100.0 * own_share);
     if (s->generic)
         goto verdict;
     const char *what = NULL;
@@ -153,7 +163,7 @@ verdict:
         printf("no --card given: pass --card rtx4070 (or a size) to check the fit\n");
         return;
     }
-    model_text_verdict(stdout, p, a->card.name, a->card.bytes, run->lower_bounds);
+    model_text_verdict(stdout, p, a->card.name, a->card.bytes, run->lower_bounds, low);
     /* (a simulated ResNet-50's optimizer-step temporaries at B=1, scaled to B=128: +127 %;
      * a Llama's few activations left at B=1: far too low) */
     if (run->growth_unmeasured && a->from && s->B != cal->measured_shape.B)

@@ -47,8 +47,12 @@ void html_summary(FILE *out, const report_ctx *c)
         char b3[32];
         fputs("<div class=card><h3>card</h3><p class=big>", out);
         html_esc(out, m->capacity_name);
-        fprintf(out, "</p><p>%s; this configuration needs %s%s: <b class=%s>%s",
-                html_bytes(cap, b1, sizeof b1), m->lower_bounds ? "at least " : "~",
+        char b4[32] = "", b5[32] = ""; /* (a range: its cache the run's own, or the floor) */
+        uint64_t low = m->current_own;
+        if (low)
+            snprintf(b4, sizeof b4, "%s to ", html_bytes(low, b5, sizeof b5));
+        fprintf(out, "</p><p>%s; this configuration needs %s%s%s: <b class=%s>%s",
+                html_bytes(cap, b1, sizeof b1), m->lower_bounds ? "at least " : "~", b4,
                 html_bytes(need, b2, sizeof b2),
                 fits   ? "ok"
                 : over ? "over"
@@ -56,7 +60,10 @@ void html_summary(FILE *out, const report_ctx *c)
                 fits   ? "fits"
                 : over ? "does not fit"
                        : "fits, with less than " ADVICE_HEADROOM_PCT_TEXT " % free");
-        if (need != cap)
+        if (low && need > cap)
+            fprintf(out, ", %s%s%s over", low > cap ? html_bytes(low - cap, b5, sizeof b5) : "up",
+                    " to ", html_bytes(need - cap, b3, sizeof b3));
+        else if (need != cap)
             fprintf(out, ", %s %s", html_bytes(need > cap ? need - cap : cap - need, b3, sizeof b3),
                     need > cap ? "over" : "free");
         fputs("</b></p></div>\n", out);
@@ -249,7 +256,7 @@ static void advice_row(FILE *out, const model_result *m, const advice_item *it, 
 void html_advice(FILE *out, const report_ctx *c)
 {
     const model_result *m = c->model;
-    char b1[32], b2[32];
+    char b1[32];
     if (!m)
         return;
     if (m->advice_none[0]) { /* (the text's "advice: none (...)") */
@@ -267,8 +274,10 @@ void html_advice(FILE *out, const report_ctx *c)
     } else {
         fputs("Advice (no card size known: pass --card rtx4070 or a size)</h2>\n", out);
     }
-    fprintf(out, "<p>The current configuration needs %s%s.</p>\n",
-            m->lower_bounds ? "at least " : "~", html_bytes(m->current.peak_bytes, b2, sizeof b2));
+    char b6[40];
+    fprintf(out, "<p>The current configuration needs %s", m->lower_bounds ? "at least " : "~");
+    html_esc(out, model_need_text(m, b6, sizeof b6));
+    fputs(".</p>\n", out);
     advice_notes(out, m);
     uint64_t scale = m->capacity + m->capacity / 10;
     for (int i = 0; i < m->nitems; i++)

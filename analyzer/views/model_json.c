@@ -225,6 +225,10 @@ void model_json(cJSON *root, const model_result *m, const run_facts *f)
         cJSON_AddItemToArray(adv, advice_json(&m->items[i], m->lower_bounds != 0));
     cJSON *pr = cJSON_AddObjectToObject(root, "prediction");
     cJSON_AddNumberToObject(pr, "current_peak_bytes", (double)m->current.peak_bytes);
+    if (m->current_own) /* (the range's low end: the run's own cache share, not the floor) */
+        cJSON_AddNumberToObject(pr, "current_peak_own_cache_bytes", (double)m->current_own);
+    else
+        cJSON_AddNullToObject(pr, "current_peak_own_cache_bytes");
     cJSON_AddNumberToObject(pr, "current_reserved_bytes", (double)m->current.reserved_bytes);
     cJSON_AddNumberToObject(pr, "current_allocated_bytes", (double)m->current.tensor_bytes);
     cJSON_AddNumberToObject(pr, "capacity_bytes", (double)m->capacity);

@@ -236,27 +236,37 @@ static void print_oom(FILE *out, const model_result *m, const run_facts *f)
             m->why);
 }
 
+const char *model_need_text(const model_result *m, char *out, size_t n)
+{
+    char lo[32], hi[32];
+    card_format_bytes(m->current.peak_bytes, hi, sizeof hi);
+    if (m->current_own)
+        snprintf(out, n, "%s to %s", card_format_bytes(m->current_own, lo, sizeof lo), hi);
+    else
+        snprintf(out, n, "%s", hi);
+    return out;
+}
+
 static void print_advice(FILE *out, const model_result *m, const model_opts *o)
 {
     if (m->advice_none[0]) {
         fprintf(out, "\nadvice: none (%s)\n", m->advice_none);
         return;
     }
-    char b1[32], b2[32], name[4 * sizeof m->capacity_name];
+    char b1[32], b2[40], name[4 * sizeof m->capacity_name];
     /* (the emulated card's name is the trace's: escaped, as every string of it) */
     escape_term(m->capacity_name, strlen(m->capacity_name), name, sizeof name);
+    model_need_text(m, b2, sizeof b2);
     if (m->capacity)
         fprintf(out,
                 "\nadvice for %s (%s; keep >= %.0f %% free); current configuration needs %s%s\n",
                 name, card_format_bytes(m->capacity, b1, sizeof b1), ADVICE_HEADROOM * 100,
-                m->lower_bounds ? "at least " : "~",
-                card_format_bytes(m->current.peak_bytes, b2, sizeof b2));
+                m->lower_bounds ? "at least " : "~", b2);
     else
         fprintf(out,
                 "\nadvice (no card size known: pass --card rtx4070 or a size); current "
                 "configuration needs %s%s\n",
-                m->lower_bounds ? "at least " : "~",
-                card_format_bytes(m->current.peak_bytes, b2, sizeof b2));
+                m->lower_bounds ? "at least " : "~", b2);
     for (int i = 0; i < m->nnotes; i++)
         fprintf(out, "  (%s)\n", m->notes[i]);
     const char *bold = o && o->color ? "\033[1m" : "", *plain = o && o->color ? "\033[0m" : "";
@@ -332,9 +342,9 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
 }
 
 void model_text_verdict(FILE *out, const prediction *p, const char *card_name, uint64_t capacity,
-                        int lower)
+                        int lower, uint64_t low)
 {
-    char b1[32], b2[32], name[320];
+    char b1[32], b2[32], b3[32], name[320];
     int fits = advice_fits(p->required_bytes, capacity, ADVICE_HEADROOM);
     int over = p->required_bytes > capacity;
     uint64_t gap = over ? p->required_bytes - capacity : capacity - p->required_bytes, cache;
@@ -342,13 +352,19 @@ void model_text_verdict(FILE *out, const prediction *p, const char *card_name, u
     /* a lower bound: what is free is at most that, what is over at least; where the assumed
      * cache decides, the verdict says so, as the report's what-ifs do */
     escape_term(card_name, strlen(card_name), name, sizeof name); /* (a trace's, with --from) */
+    /* (a range, low given: from its low end's gap, or "up to" where that end is under the card) */
+    char pre[48] = "";
+    if (lower)
+        snprintf(pre, sizeof pre, "%s", over ? "at least " : "at most ");
+    else if (low && over)
+        snprintf(pre, sizeof pre, "%s to ",
+                 low > capacity ? card_format_bytes(low - capacity, b3, sizeof b3) : "up");
     fprintf(out, "card %s (%s): %s%s, %s%s %s\n", name, card_format_bytes(capacity, b1, sizeof b1),
             fits == 1 ? (lower ? "may fit" : "fits")
             : !over   ? "too tight (less than " ADVICE_HEADROOM_PCT_TEXT " % free)"
                       : "does not fit",
-            fits != 1 && limit ? " with the cache assumed" : "",
-            lower ? (over ? "at least " : "at most ") : "", card_format_bytes(gap, b2, sizeof b2),
-            over ? "over" : "free");
+            fits != 1 && limit ? " with the cache assumed" : "", pre,
+            card_format_bytes(gap, b2, sizeof b2), over ? "over" : "free");
     /* the fit is judged on the peak and the room the cache may need on top (advice.c): said,
      * so the peak printed before and the gap add up */
     if (p->required_bytes > p->peak_bytes)

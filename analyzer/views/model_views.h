@@ -14,12 +14,18 @@
  * advice list (bold when color). */
 void model_text(FILE *out, const model_result *m, const run_facts *f, int color);
 
+/* model_need_text: what the current configuration needs (model.h current), into out: "19.72 GiB",
+ * or where its cache is a floor assumed, the range from the run's own cache (current_own) to it:
+ * "16.58 GiB to 19.72 GiB" (the report's notes say which assumes what) */
+const char *model_need_text(const model_result *m, char *out, size_t n);
+
 /* model_text_verdict: "card NAME (SIZE): fits, X free" (or too tight / does not fit, X over) for
  * p on a card of capacity bytes, and when the allocator cache decides (advice_cache_limit) the
  * most cache with which it would keep the headroom; lower (p is a lower bound): "may fit, at most
- * X free", "does not fit, at least X over". */
+ * X free", "does not fit, at least X over"; low (not 0: p's peak with the run's own cache share,
+ * advice_own_cache): "does not fit, X to Y over". */
 void model_text_verdict(FILE *out, const prediction *p, const char *card_name, uint64_t capacity,
-                        int lower);
+                        int lower, uint64_t low);
 
 /* model_largest_cache_text: what the largest micro-batch B's allocator cache decides, into out:
  * "the allocator cache decides: X of it assumed at B; with more than Y it keeps less than 5 %

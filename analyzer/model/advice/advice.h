@@ -362,6 +362,16 @@ static inline double advice_cache_floor(const gpt_shape *s, int expandable)
     return s->compile ? FORMULA_CACHE_COMPILED : FORMULA_CACHE_EAGER;
 }
 
+/* advice_own_cache: p (at shape s) with the allocator cache at the share of the tensors that c's
+ * run, cut short by an out-of-memory failure, held then (*share), where p counts the fragmentation
+ * floor in its place (that run's cache, squeezed by the failure, is no measure of what it needs,
+ * nor is the floor, an assumption: a DLRM's 8 GiB of embedding tables and their gradients, each
+ * in a segment of its own, reserved 0.3 % over its tensors on a larger card, where the floor had
+ * said 20 %): the low end of a range whose high end is p's peak, never below what was live at the
+ * failure and the request; 0 where p assumes no such floor, or s is not the run's own
+ * configuration (a what-if's verdict counts the floor) (advice_floors.c) */
+uint64_t advice_own_cache(const model_calib *c, const gpt_shape *s, const prediction *p,
+                          double *share);
 /* advice_fits: 1 when peak <= capacity * (1 - headroom); -1 when capacity is 0 (unknown).
  * Callers pass prediction.required_bytes. */
 int advice_fits(uint64_t peak, uint64_t capacity, double headroom);

@@ -1,7 +1,8 @@
 /* advice_floors.c — what a run measured puts under a prediction of its own configuration
  * (advice.h: advice_own_floors): a complete run's peak, and the tensors it held at once without
  * transformers' KV cache under use_cache=False; what its own configuration is
- * (advice_same_run), and a floor raised under a prediction's totals (advice_raise_by). */
+ * (advice_same_run), a floor raised under a prediction's totals (advice_raise_by), and the low
+ * end of the range a run out of memory is told from its own cache share (advice_own_cache). */
 #include "advice.h"
 
 #include <string.h>
@@ -123,4 +124,29 @@ void advice_own_floors(const model_calib *c, const gpt_shape *s, prediction *out
     measured_floor(c, s, out);
     kv_floor(c, s, out);
     went_on_anchor(c, s, out);
+}
+
+uint64_t advice_own_cache(const model_calib *c, const gpt_shape *s, const prediction *p,
+                          double *share)
+{
+    /* (a lower bound counts no cache; a complete run's share is measured, not assumed) */
+    /* (the run's own configuration: a what-if's cache is the floor, as its verdict counts it; a
+     * trace of segments alone, no tensor's, does not tell the cache: weights_exact is tensor
+     * mode) */
+    if (!c->has_oom || !c->partial || !c->calibrated || c->lower || c->cache_fraction < 0 ||
+        !c->weights_exact || !p->tensor_bytes || p->by_cat.bytes[CAT_CACHE] > p->peak_bytes ||
+        !advice_same_run(s, &c->measured_shape))
+        return 0;
+    uint64_t own = advice_bytes((double)p->tensor_bytes * c->cache_fraction);
+    if (own >= p->by_cat.bytes[CAT_CACHE])
+        return 0;
+    uint64_t low = p->peak_bytes - p->by_cat.bytes[CAT_CACHE] + own;
+    /* (its own configuration needs at least what was live and what it asked for) */
+    uint64_t need = cat_breakdown_total(&c->oom_live) + c->oom_request;
+    if (low < need)
+        low = need;
+    if (low >= p->peak_bytes)
+        return 0;
+    *share = c->cache_fraction;
+    return low;
 }

@@ -221,6 +221,11 @@ typedef struct model_result {
     int lora_assumed;       /* 1: LoRA on, no gradient measured: 1 % of the weights train (said) */
     model_calib calib;
     prediction current;
+    /* current with the allocator cache at the share the run held when it ran out of memory, where
+     * current counts the fragmentation floor in its place: the low end of the range the views
+     * say (advice_own_cache; own_share that share); 0: none */
+    uint64_t current_own;
+    double own_share;
     uint64_t capacity;
     char capacity_name[80];
     int partial; /* the run stopped at an OOM, or its trace before its first optimizer step */

@@ -171,6 +171,29 @@ static void note(model_result *m, const char *text)
 void model_advice_notes(model_result *m, const run_facts *f)
 {
     char t[800]; /* (a note made of parts; predict_from.h optim_note holds as many) */
+    /* the run's need as a range where its cache is the floor assumed (said first: the headline's
+     * two numbers; a DLRM's "needs ~19.72 GiB" had been 16.55 on a larger card) */
+    m->current_own = advice_own_cache(&m->calib, &m->shape, &m->current, &m->own_share);
+    if (m->current_own) {
+        const prediction *p = &m->current;
+        double pct = 100.0 * (double)p->by_cat.bytes[CAT_CACHE] / (double)p->tensor_bytes;
+        char ifs[48] = "";
+        if (m->nitems)
+            snprintf(ifs, sizeof ifs, "; the what-ifs count the %.0f %%", pct);
+        snprintf(t, sizeof t,
+                 "%.2f GiB with the allocator cache at the %s%.1f %% of the tensors this run held "
+                 "when it ran out of memory, %.2f GiB with %.0f %%, the room for fragmentation %s "
+                 "can need: a run out of memory does not measure its cache (the failure squeezes "
+                 "it), so where between them its need falls is not known%s",
+                 (double)m->current_own / 1073741824.0, m->own_share < 0.0005 ? "less than " : "",
+                 m->own_share < 0.0005 ? 0.1 : 100.0 * m->own_share,
+                 (double)p->peak_bytes / 1073741824.0, pct,
+                 m->calib.expandable ? "a run with expandable segments"
+                 : m->shape.compile  ? "a compiled run"
+                                     : "an eager run",
+                 ifs);
+        note(m, t);
+    }
     if (f->caught_peak) {
         snprintf(t, sizeof t,
                  "the peak measured came in a pass an out-of-memory error cut short at %.3f s (a "
