@@ -12,6 +12,7 @@
 #include "advice.h"
 #include "config.h"
 #include "formula.h"
+#include "model_oom.h"
 #include "namewords.h"
 
 /* peak_in_eval: a training run's tensors peaked in an evaluation pass (measured there) */
@@ -194,6 +195,8 @@ void model_advice_notes(model_result *m, const run_facts *f)
                  ifs);
         note(m, t);
     }
+    if (model_token_lever(m, f, t, sizeof t)) /* (--max-tokens: named, no value predicted) */
+        note(m, t);
     if (f->caught_peak) {
         snprintf(t, sizeof t,
                  "the peak measured came in a pass an out-of-memory error cut short at %.3f s (a "

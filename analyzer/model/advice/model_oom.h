@@ -48,4 +48,11 @@ int model_data_oom(model_result *m, const run_facts *f);
 long long model_data_flag(const nano_config *c, const run_facts *f, const uint64_t *b, int nb,
                           char *name, size_t len, int *from_default);
 
+/* model_token_lever: a run out of memory whose micro-batch is not known, and whose recorded
+ * script defines a flag that caps a batch's tokens by its name (--max-tokens: scriptflags.h
+ * scriptflags_token_cap), given on the command line or with a default: the sentence that names it
+ * as the lever, with its value and no predicted one (the trace does not show each batch's
+ * tokens), into out (n bytes), 1; else 0, out "". */
+int model_token_lever(const model_result *m, const run_facts *f, char *out, size_t n);
+
 #endif
