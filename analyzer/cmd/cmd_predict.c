@@ -125,19 +125,7 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
     wdoc = wbuf;
     predict_print_breakdown(p, cal, s->generic, s->compile,
                             a->from ? 0 : predict_kv_cache(&a->block, s), kv_shape(s), wdoc);
-    double own_share = 0; /* (a run out of memory: its own cache share, the floor's range) */
-    uint64_t low = advice_own_cache(cal, s, p, &own_share);
-    char ob[64] = "", oc[32];
-    if (low)
-        snprintf(ob, sizeof ob, "%s to ", card_format_bytes(low, oc, sizeof oc));
-    printf("peak: %s%s%s (as nvidia-smi would show the process%s",
-           run && run->lower_bounds ? "at least " : "", ob,
-           card_format_bytes(p->peak_bytes, b1, sizeof b1), low ? "; " : ")\n");
-    if (low)
-        printf("the first with the allocator cache at the %s%.1f %% of the tensors the run held "
-               "when it ran out of memory, the second at the floor above)\n",
-               own_share < 0.0005 ? "less than " : "",
-               own_share < 0.0005 ? 0.1 : 100.0 * own_share);
+    uint64_t low = predict_print_peak(p, cal, s, run && run->lower_bounds);
     if (s->generic)
         goto verdict;
     const char *what = NULL;

@@ -50,6 +50,24 @@ static void anchor_row(int64_t v, const char *why)
     printf("  %-18s %12s  (%s)\n", "anchored to run", sb, why);
 }
 
+uint64_t predict_print_peak(const prediction *p, const model_calib *cal, const gpt_shape *s,
+                            int lower)
+{
+    double own_share = 0; /* (a run out of memory: its own cache share, the floor's range) */
+    uint64_t low = advice_own_cache(cal, s, p, &own_share);
+    char ob[64] = "", oc[32], b1[32];
+    if (low)
+        snprintf(ob, sizeof ob, "%s to ", card_format_bytes(low, oc, sizeof oc));
+    printf("peak: %s%s%s (as nvidia-smi would show the process%s", lower ? "at least " : "", ob,
+           card_format_bytes(p->peak_bytes, b1, sizeof b1), low ? "; " : ")\n");
+    if (low)
+        printf("the first with the allocator cache at the %s%.1f %% of the tensors the run held "
+               "when it ran out of memory, the second at the floor above)\n",
+               own_share < 0.0005 ? "less than " : "",
+               own_share < 0.0005 ? 0.1 : 100.0 * own_share);
+    return low;
+}
+
 void predict_print_breakdown(const prediction *p, const model_calib *cal, int generic, int compile,
                              uint64_t kv, const char *kv_shape, const char *weights_doc)
 {

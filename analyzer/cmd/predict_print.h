@@ -51,6 +51,12 @@ void predict_print_calibration(const char *from, const model_calib *cal, int gen
 void predict_print_breakdown(const prediction *p, const model_calib *cal, int generic, int compile,
                              uint64_t kv, const char *kv_shape, const char *weights_doc);
 
+/* predict_print_peak: the "peak:" line of p (lower: the what-ifs are lower bounds, "at least");
+ * a run out of memory whose own cache share is below the floor's gets the range between them
+ * (advice_own_cache). Returns the range's low end, 0 when none. */
+uint64_t predict_print_peak(const prediction *p, const model_calib *cal, const gpt_shape *s,
+                            int lower);
+
 /* predict_batch_assumed: the micro-batch of a config file or preset none gave (nanoGPT's default
  * 12 stands in, not the user's): nothing is recommended of it, in text or JSON (from: --from) */
 int predict_batch_assumed(const nano_config *c, const gpt_shape *s, int from);
