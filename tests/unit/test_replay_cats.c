@@ -130,6 +130,29 @@ static void test_cat_peaks_end_key_redone(void **st)
  * looks at the first waiting allocation again at each such change), so the records behind it
  * are swept step by step. 100 steps of 100 records: 10,000 records; the window stays at its
  * first size (4,096). */
+/* category peaks: with nothing that changes (one backward pass's allocations, each settled at
+ * its first look) the sweep still looks at the window's first record: FIRST_LOOK records after
+ * it at the latest, not only at a change, so the 10,000 records are swept as they come and the
+ * window stays at its first size (4,096), not the run's 16,384. */
+static void test_cat_window_no_change(void **st)
+{
+    (void)st;
+    char path[] = "/tmp/vt-replay-XXXXXX";
+    begin_file(path);
+    code(2, "/x/train.py", "Block.forward");
+    stack(2, 2);
+    alloc(0, 0, 0x100000, 4096, 2, 0); /* the forward's, before the backward pass */
+    for (int k = 0; k < 10000; k++)    /* one backward pass, on the autograd thread */
+        alloc(1, 1, 0x10000000 + (uint64_t)k * 0x1000, 32, 2, 0);
+    replay_result r;
+    replay_ended(path, &r);
+    assert_true(r.has_cat_peaks);
+    assert_int_equal(r.backward_passes, 1);
+    assert_int_equal(r.cat_window, 4096);
+    replay_free(&r);
+    unlink(path);
+}
+
 static void test_cat_window_a_step(void **st)
 {
     (void)st;
@@ -196,9 +219,11 @@ static void test_end_categories(void **st)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cat_peaks_key_redone),
-        cmocka_unit_test(test_cat_peaks_end_key_redone), cmocka_unit_test(test_cat_window_a_step),
-        cmocka_unit_test(test_end_categories), cmocka_unit_test(test_cat_peaks_first_tensor_late)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_cat_peaks_key_redone),
+                                       cmocka_unit_test(test_cat_peaks_end_key_redone),
+                                       cmocka_unit_test(test_cat_window_a_step),
+                                       cmocka_unit_test(test_cat_window_no_change),
+                                       cmocka_unit_test(test_end_categories),
+                                       cmocka_unit_test(test_cat_peaks_first_tensor_late)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

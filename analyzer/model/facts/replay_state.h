@@ -561,12 +561,12 @@ static inline unsigned replay_cats_now(const state *s, uint32_t iter, uint32_t b
 }
 /* replay_cats_changed: what a waiting allocation's category depends on changed (a backward pass
  * or an optimizer step began, a gradient was freed): the window's first record waiting is looked
- * at again, unless the run as it would see it is what its last look saw (once a gradient was
- * freed after it, the next ones' frees change nothing for it: t1t.vtr's 107k sweeps to look
- * again, each finding it still waiting) */
+ * at again, unless it was looked at and the run as it would see it is what that look saw (once a
+ * gradient was freed after it, the next ones' frees change nothing for it: t1t.vtr's 107k sweeps
+ * to look again, each finding it still waiting); one not looked at yet is (FIRST_LOOK) */
 static inline void replay_cats_changed(state *s)
 {
-    if (!s->cats_dirty &&
+    if (!s->cats_dirty && s->cats_tried == s->peaks.head &&
         replay_cats_now(s, s->tried.iter, s->tried.bwd, s->tried.alloc_event) == s->tried.now)
         return;
     s->cats_dirty = 1;
@@ -585,8 +585,8 @@ static inline void replay_cats_keys_changed(state *s)
 void replay_cats_tensors(state *s, int inner);
 /* replay_cats_sweep: sweeps what is settled (after each event; one comparison when nothing is:
  * the sweep's next look is due when the window's first record waiting was settled or what its
- * category depends on changed (cats_wake 0), a record came to an empty window, a segment
- * waited KIND_RECORDS records). */
+ * category depends on changed (cats_wake 0), it or an empty window's last waited FIRST_LOOK
+ * records, a segment waited KIND_RECORDS records). */
 void replay_cats_sweep_more(state *s);
 static inline void replay_cats_sweep(state *s)
 {
