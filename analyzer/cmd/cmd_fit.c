@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "fit_job.h"
+#include "fit_read.h"
 #include "fit_subst.h"
 #include "fit_trial.h"
 #include "notes.h"
@@ -89,76 +90,6 @@ static void on_signal(int sig)
 
 /* read_traces: replays every *.vt in dir into t (peak, OOM, capacity, categories). Returns
  * the number of traces read; an unreadable one is reported and skipped. */
-/* batch_now: the micro-batch a training trace shows at the moment its report explains (the
- * tensors' peak, else the process peak: report_batch_now), else its first forward's; 0 where
- * neither is read. (The first forward's alone had told a micro-batch ramp, 4 -> 16 at
- * --batch_size 16, that {B} was not the micro-batch, where its report says it is.) */
-static long batch_now(const replay_result *r)
-{
-    const infer_result *ir = &r->inferred;
-    const infer_value *ib = &ir->v[INFER_batch_size], *iT = &ir->v[INFER_block_size];
-    uint64_t tokens = 0, images = 0;
-    report_batch_now(r, r->tensor_mode && r->at_tensors.n ? &r->at_tensors : &r->at_peak, ir,
-                     &tokens, &images);
-    uint64_t T = iT->known && iT->value > 0 ? (uint64_t)iT->value : 0;
-    if (images)
-        return (long)images;
-    if (tokens && T && tokens % T == 0)
-        return (long)(tokens / T);
-    return ib->known && ib->value > 0 ? (long)ib->value : 0;
-}
-
-static int read_traces(const char *dir, fit_trial *t)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0;
-    struct dirent *e;
-    replay_result *r = calloc(1, sizeof *r);
-    while (r && (e = readdir(d))) {
-        if (!fit_is_trace_name(e->d_name))
-            continue;
-        char path[PATH_MAX + 256], err[512] = "";
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (replay_file(path, r, err, sizeof err)) {
-            char said[sizeof err + 16];
-            snprintf(said, sizeof said, "%s (skipped)", err);
-            notes_error("fit", said);
-        } else {
-            t->ntraces++;
-            if ((int)r->accum > t->accum)
-                t->accum = (int)r->accum;
-            if ((int)r->cache_passes > t->cache)
-                t->cache = (int)r->cache_passes;
-            t->backward |= r->backward_passes > 0;
-            if (!t->trace_b && r->has_inferred && !r->inferred.tokens_eval)
-                t->trace_b = batch_now(r);
-            if ((int)r->iterations > t->steps)
-                t->steps = (int)r->iterations;
-            t->steps_unsure |= r->free_steps_first && r->tensor_mode; /* (as report_json's) */
-            if (r->peak_process >= t->peak && !t->oom) {
-                t->peak = r->peak_process;
-                t->live = r->at_peak.by_cat;
-            }
-            if (r->has_oom && !t->oom) {
-                t->oom = 1;
-                t->requested = r->oom_requested;
-                t->live = r->at_oom.by_cat;
-                t->capacity = r->oom_capacity;
-            }
-            const tables_config *c = tables_config_get(r->t);
-            const tables_device *dev = tables_device_get(r->t, 0);
-            if (!t->capacity)
-                t->capacity = c && c->card_bytes ? c->card_bytes : dev ? dev->total_bytes : 0;
-        }
-        replay_free(r);
-        memset(r, 0, sizeof *r);
-    }
-    free(r);
-    closedir(d);
-    return t->ntraces;
-}
-
 /* run_trial: one traced run of the command at micro-batch b; fills t. Returns 0, or -1 when
  * it could not run or failed without running out of memory (reported on stderr). */
 static int run_trial(fit_job *j, long b, fit_trial *t)
@@ -205,6 +136,8 @@ static int run_trial(fit_job *j, long b, fit_trial *t)
     int first = n;
     for (int i = 0; i < j->argc; i++)
         bad |= !(args[n++] = fit_subst(j->argv[i], b, t->a_run, j->iters));
+    if (!bad)
+        fit_seq_flag(n - first, args + first, t);
     t->limit = fit_time_limit(j->timeout, j->base_s, j->base_b, b);
     fprintf(stderr, "vramtrace fit: trying micro-batch %ld", b);
     if (j->has_a)
@@ -243,7 +176,7 @@ static int run_trial(fit_job *j, long b, fit_trial *t)
     }
     if (g_stop)
         return -1;
-    read_traces(tdir, t);
+    fit_read_traces(tdir, t);
     char why[2048];
     if (!t->oom && !t->ntraces && (t->status == 126 || t->status == 127) &&
         fit_log_cannot_run(log, why, sizeof why)) { /* (run could not start it: its reason) */

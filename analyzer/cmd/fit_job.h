@@ -41,10 +41,15 @@ typedef struct fit_trial {
     int timed_out;    /* killed at the limit: in the table, the search stops */
     uint64_t out_cut; /* bytes of its output left out of its log */
     int ntraces;
-    long trace_b; /* the micro-batch its inputs show at the moment its report explains (the
-                   * token batch over T, or its images; else its first forward's; 0: not read):
-                   * {B} is not it where the command's flag is another batch (the optimizer's,
-                   * split by the program) */
+    long seq_seen;     /* the sequence length its trace's token batch shows at the moment its report
+                        * explains (the token batch over its micro-batch; 0: not read) */
+    long seq_flag;     /* the sequence length the command's flag allows (--max_seq_length 512; 0:
+                        * no flag gives it), */
+    char seq_name[48]; /* ... and that flag */
+    long trace_b;      /* the micro-batch its inputs show at the moment its report explains (the
+                        * token batch over T, or its images; else its first forward's; 0: not read):
+                        * {B} is not it where the command's flag is another batch (the optimizer's,
+                        * split by the program) */
 } fit_trial;
 
 typedef struct fit_job {

@@ -134,6 +134,46 @@ static void steps_note(const fit_job *j, char *out, size_t len)
         }
 }
 
+/* seq_short: trial t fit at sequences shorter than the command's flag allows (dynamic padding:
+ * each step's T its longest sample's; a BERT's 2-step trials at T = 104 and 184 had said "24
+ * fits, 6.50 GiB" and "largest 45" where its whole run at 24 ran out of memory at T = 512) */
+static int seq_short(const fit_trial *t)
+{
+    return t->fits && t->seq_seen && t->seq_flag && t->seq_seen < t->seq_flag;
+}
+
+/* seq_note: the fitting trials' sequences shorter than the flag's, in one sentence; "" when
+ * none was */
+static void seq_note(const fit_job *j, char *out, size_t len)
+{
+    out[0] = '\0';
+    long lo = 0, hi = 0;
+    const fit_trial *any = NULL;
+    for (int i = 0; i < j->ntrials; i++)
+        if (seq_short(&j->trials[i])) {
+            const fit_trial *t = &j->trials[i];
+            lo = !any || t->seq_seen < lo ? t->seq_seen : lo;
+            hi = t->seq_seen > hi ? t->seq_seen : hi;
+            any = t;
+        }
+    if (!any)
+        return;
+    char seen[48];
+    if (lo == hi)
+        snprintf(seen, sizeof seen, "%ld", lo);
+    else
+        snprintf(seen, sizeof seen, "%ld to %ld", lo, hi);
+    snprintf(out, len,
+             "the trials that fit took sequences of %s tokens at their peaks, where %s allows "
+             "%ld: a step whose batch pads to longer sequences needs more, which they did not "
+             "measure, so \"fits\" and the largest hold only for the sequences they saw "
+             "(%s)",
+             seen, any->seq_name, any->seq_flag,
+             j->has_i ? "more iterations with --iters N, or the whole program without {I}, "
+                        "reach longer batches"
+                      : "a run whose longest batch is its flag's measures it");
+}
+
 void fit_print_table(const fit_job *j, long best, long best_a, int interrupted, int by_signal)
 {
     char buf[32];
@@ -154,6 +194,9 @@ void fit_print_table(const fit_job *j, long best, long best_a, int interrupted, 
                      t->broke_since ? "grew most" : "the largest: no smaller fit");
         else
             snprintf(verdict, sizeof verdict, "ran, under %d %% headroom", FIT_HEADROOM_PCT);
+        if (seq_short(t)) /* (the note says why) */
+            snprintf(verdict, sizeof verdict, "fits at T = %ld (of %s %ld: see the note)",
+                     t->seq_seen, t->seq_name, t->seq_flag);
         printf("%-12ld", t->b);
         if (j->has_a)
             printf("  %-11ld", t->a);
@@ -177,6 +220,10 @@ void fit_print_table(const fit_job *j, long best, long best_a, int interrupted, 
             printf(" (the search's limit: nothing larger was tried; --max-b N searches further)");
         if (j->has_a)
             printf(", accumulate %ld steps (effective batch %ld)", best_a, j->effective);
+        for (int i = 0; i < j->ntrials; i++)
+            if (j->trials[i].b == best && seq_short(&j->trials[i]))
+                printf(" at sequences of %ld tokens, not %s's %ld (see the note)",
+                       j->trials[i].seq_seen, j->trials[i].seq_name, j->trials[i].seq_flag);
         if (tb) /* (a global batch flag had been told "largest micro-batch ... 367" for 91) */
             printf(" (not the micro-batch: at {B} = %ld its trace's forwards took a batch of "
                    "%ld, so the command's flag is another batch)",
@@ -192,6 +239,10 @@ void fit_print_table(const fit_job *j, long best, long best_a, int interrupted, 
     steps_note(j, note, sizeof note);
     if (note[0])
         printf("note: %s\n", note);
+    char sn[512];
+    seq_note(j, sn, sizeof sn);
+    if (sn[0])
+        printf("note: %s\n", sn);
     printf("traces and output of every trial: %s\n", j->dir);
 }
 
@@ -227,6 +278,10 @@ void fit_print_json(const fit_job *j, long best, long best_a, int stopped, int b
             cJSON_AddNumberToObject(o, "trace_batch_size", (double)t->trace_b);
         else
             cJSON_AddNullToObject(o, "trace_batch_size");
+        if (t->seq_seen) /* (the token batch at its peak over its micro-batch) */
+            cJSON_AddNumberToObject(o, "sequence_length_seen", (double)t->seq_seen);
+        else
+            cJSON_AddNullToObject(o, "sequence_length_seen");
         cJSON_AddNumberToObject(o, "peak_bytes", (double)t->peak);
         cJSON_AddBoolToObject(o, "fits", t->fits);
         cJSON_AddBoolToObject(o, "oom", t->oom);
@@ -271,6 +326,12 @@ void fit_print_json(const fit_job *j, long best, long best_a, int stopped, int b
         cJSON_AddStringToObject(root, "steps_note", note);
     else
         cJSON_AddNullToObject(root, "steps_note");
+    char sn[512];
+    seq_note(j, sn, sizeof sn);
+    if (sn[0])
+        cJSON_AddStringToObject(root, "sequence_note", sn);
+    else
+        cJSON_AddNullToObject(root, "sequence_note");
     char *s = cJSON_PrintUnformatted(root);
     if (s)
         jsonw_fputs(s, stdout), putchar('\n');

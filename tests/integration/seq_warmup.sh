@@ -95,4 +95,42 @@ PY
 grep "^  micro-batch B .*unknown" noflag.txt | grep -q "unknown: .* the trace does not tell which$" &&
     ! grep "^  micro-batch B\|^  tokens per sample T" noflag.txt | grep -q "does not give it\|unknown: unknown" ||
     fail "noflag: $(grep '^  micro-batch B\|^  tokens per sample T' noflag.txt)"
+# `fit` of the warm-up with {I}: its 2-step trials ran the warm-up's T alone, where --seq_len
+# allows more: the sequences each saw are said, and "fits" and the largest hedged by them (a BERT
+# of dynamic padding had been "24 fits, 6.50 GiB" and "largest 45" from trials of 104 and 184
+# tokens, its whole run at 24 out of memory at 512); the whole program (no {I}) reaches --seq_len,
+# no such note, and {B} is its micro-batch (it had been "not the micro-batch: ... a batch of 24"
+# of --batch_size 6, the longer tokens over the warm-up's T)
+for v in iters whole; do
+    [ $v = iters ] && st="{I}" || st=4
+    timeout 300 "$VT" fit --card 700MiB --json --dir f$v -- python3 "$ROOT/tests/python/seq_warmup.py" \
+        --learned_pos --seq_len 256 --batch_size "{B=4}" --steps "$st" </dev/null >f$v.json 2>f$v.err ||
+        fail "fit $v: exit $? ($(tail -n 2 f$v.err))"
+done
+timeout 300 "$VT" fit --card 700MiB --dir ftext -- python3 "$ROOT/tests/python/seq_warmup.py" \
+    --learned_pos --seq_len 256 --batch_size "{B=4}" --steps "{I}" </dev/null >ftext.txt 2>ftext.err ||
+    fail "fit text: exit $?"
+python3 - <<'PY' || fail "fit: see above"
+import json, re
+bad = []
+for v in ("iters", "whole"):
+    d = json.load(open("f%s.json" % v))
+    f = next(dict(kv.split("=") for kv in l.split()[1:]) for l in open("f%s/b4/output.log" % v) if l.startswith("FACTS"))
+    T, T0 = int(f["seq_len"]), int(f["warmup_seq_len"])
+    want = T0 if v == "iters" else T  # (2 steps: the warm-up's alone; 4: both)
+    for t in d["trials"]:
+        if t["fits"] and t["sequence_length_seen"] != want:
+            bad.append("%s: trial %d saw T %s, the program's %d" % (v, t["batch_size"], t["sequence_length_seen"], want))
+    note = d["sequence_note"]
+    if v == "iters" and (not note or "--seq_len allows %d" % T not in note or "%d tokens" % T0 not in note):
+        bad.append("iters: sequence_note %r" % note)
+    if v == "whole" and (note is not None or not d["best"] or not d["best"]["is_micro_batch"]):
+        bad.append("whole: sequence_note %r, best %r" % (note, d["best"]))
+txt = open("ftext.txt").read()
+f = next(dict(kv.split("=") for kv in l.split()[1:]) for l in open("fiters/b4/output.log") if l.startswith("FACTS"))
+if not re.search(r"largest micro-batch .*: \d+ at sequences of %s tokens, not --seq_len's %s" % (f["warmup_seq_len"], f["seq_len"]), txt):
+    bad.append("text: %r" % [l for l in txt.splitlines() if l.startswith("largest")])
+print("\n".join(bad))
+raise SystemExit(1 if bad else 0)
+PY
 echo "seq_warmup: ok"
