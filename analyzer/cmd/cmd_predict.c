@@ -435,7 +435,7 @@ int cmd_predict(int argc, char **argv)
     predict_args a;
     memset(&a, 0, sizeof a);
     predict_block_init(&a.block);
-    char err[512] = "";
+    char err[1400] = "";
     /* --from: the run's configuration first, then the options here as what-ifs */
     const char *from = find_from(argc, argv);
     static predict_run run;     /* large: not on the stack */

@@ -18,6 +18,14 @@ static uint64_t data_in(replay_result *r, const replay_snapshot *s)
     return b;
 }
 
+/* own_input: stack stack_id drew or copied values on the program's own line (phases.h) */
+static int own_input(replay_result *r, uint32_t stack_id)
+{
+    size_t n = 0;
+    const tables_frame *fr = stack_id ? tables_resolve_stack(r->t, stack_id, &n) : NULL;
+    return fr && phases_own_draw(fr, n);
+}
+
 void report_data(replay_result *r, run_facts *f)
 {
     f->data_at_peak = data_in(r, &r->at_peak);
@@ -25,4 +33,6 @@ void report_data(replay_result *r, run_facts *f)
     f->data_at_oom = r->has_oom ? data_in(r, &r->at_oom) : 0;
     f->oom_data = r->has_oom && r->oom_stack && r->oom_phase == PHASE_INIT &&
                   evalsrc_data_made(&r->eval_src, r->t, r->oom_stack);
+    f->oom_own = r->has_oom && r->oom_stack && r->oom_phase == PHASE_INIT && !f->oom_data &&
+                 own_input(r, r->oom_stack);
 }

@@ -71,6 +71,7 @@ void html_summary(FILE *out, const report_ctx *c)
     if (f->has_oom && m) {
         fputs("<div class=\"card bad\"><h3>out of memory</h3><p class=big>in the ", out);
         html_esc(out, f->oom_step_pass                ? "no-grad pass whose outputs the step uses"
+                      : m->cause == OOM_OWN           ? "program's own request, before any forward"
                       : f->oom_phase && *f->oom_phase ? f->oom_phase
                                                       : "run");
         fprintf(out, "</p><p>asking for %s: <b>", html_bytes(f->oom_requested, b1, sizeof b1));
@@ -158,7 +159,9 @@ void html_oom(FILE *out, const report_ctx *c)
         fputs(" during a no-grad pass whose outputs the step uses (phase eval: not an evaluation)",
               out);
     } else if (f->oom_phase && *f->oom_phase) {
-        fputs(" during the ", out);
+        fputs(m->cause == OOM_OWN ? " before any forward the trace shows, in the phase "
+                                  : " during the ",
+              out);
         html_esc(out, f->oom_phase);
     }
     fprintf(out,

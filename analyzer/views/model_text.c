@@ -201,8 +201,11 @@ static void print_oom(FILE *out, const model_result *m, const run_facts *f)
     if (f->oom_step_pass)
         fputs(" during a no-grad pass whose outputs the step uses (phase eval: not an evaluation)",
               out);
-    else if (f->oom_phase && *f->oom_phase)
-        fprintf(out, " during %s", f->oom_phase);
+    else if (f->oom_phase && *f->oom_phase) /* (init: no forward the trace tells had run) */
+        fprintf(out,
+                m->cause == OOM_OWN ? " before any forward the trace shows (phase %s)"
+                                    : " during %s",
+                f->oom_phase);
     uint64_t cap = f->oom_capacity ? f->oom_capacity : m->capacity;
     fprintf(out, "; capacity %s%s\n", card_format_bytes(cap, b2, sizeof b2),
             f->oom_pytorch_pattern ? " (PyTorch released its cache and failed again)" : "");

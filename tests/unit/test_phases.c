@@ -1,6 +1,7 @@
 /* test_phases.c — training phases from frames (analyzer/model/facts/phases.c): each phase's signal,
  * their precedence (backward > optimizer > eval > data > compile > forward > init), the loss
- * and dtype-conversion flags, native frames, and the site a report names for a stack. */
+ * and dtype-conversion flags, native frames, the site a report names for a stack, and a call of
+ * the program's own line that drew values onto the device (phases_own_draw). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -476,6 +477,42 @@ static void test_names(void **state)
     assert_string_equal(phase_name(-1), "?");
 }
 
+#define OWN_DRAW(...)                                                                              \
+    ({                                                                                             \
+        tables_frame fr_[] = {__VA_ARGS__};                                                        \
+        phases_own_draw(fr_, sizeof fr_ / sizeof fr_[0]);                                          \
+    })
+
+/* phases_own_draw: values the program's own line drew or copied onto the device (an evolution
+ * strategy's noise), through a simulated torch's Python frames too; never a module's weights */
+static void test_own_draw(void **state)
+{
+    (void)state;
+    assert_int_equal(OWN_DRAW(native("at::_ops::randn::call(unsigned long)"),
+                              py("/w/es.py", "main.<locals>.generation"), py("/w/es.py", "main")),
+                     1);
+    assert_int_equal(OWN_DRAW(native("at::_ops::randn::call(unsigned long)"),
+                              py("/w/sim/simtorch/_C/_aten.py", "randn"),
+                              py("/w/sim/simtorch/__init__.py", "randn"), py("/w/es.py", "main")),
+                     1);
+    assert_int_equal(OWN_DRAW(native("at::_ops::_to_copy::call"), py("/w/train.py", "main")), 1);
+    /* a module's weights moved (Module.to), made (__init__), a forward's, a zeros' (data) */
+    assert_int_equal(OWN_DRAW(native("at::_ops::_to_copy::call"),
+                              py("/v/site-packages/torch/nn/modules/module.py", "Module._apply"),
+                              py("/w/train.py", "main")),
+                     0);
+    assert_int_equal(OWN_DRAW(native("at::_ops::randn::call(c10::ArrayRef<long>)"),
+                              py("/w/model.py", "Net.__init__"), py("/w/train.py", "main")),
+                     0);
+    assert_int_equal(OWN_DRAW(native("at::_ops::randn::call(c10::ArrayRef<long>)"),
+                              py("/w/model.py", "Net.forward"), py("/w/train.py", "main")),
+                     0);
+    assert_int_equal(OWN_DRAW(native("at::_ops::zeros::call"), py("/w/train.py", "main")), 0);
+    assert_int_equal(OWN_DRAW(native("at::_ops::randn::call(unsigned long)"),
+                              py("/v/site-packages/lib/x.py", "f"), py("/w/train.py", "main")),
+                     0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -485,6 +522,7 @@ int main(void)
         cmocka_unit_test(test_site_memo),       cmocka_unit_test(test_names),
         cmocka_unit_test(test_native_may_say),  cmocka_unit_test(test_compiled_and_scaler),
         cmocka_unit_test(test_closure),         cmocka_unit_test(test_own_cast),
+        cmocka_unit_test(test_own_draw),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

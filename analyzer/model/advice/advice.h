@@ -442,7 +442,10 @@ int advice_keep_effective_fits(const model_calib *c, const gpt_shape *s, uint64_
       "checkpoint), beside one micro-batch's tensors")                                             \
     X(DATA, "data_too_large",                                                                      \
       "the program's own data on the device (made before training and kept: a replay buffer, a "   \
-      "dataset), not a micro-batch's tensors, too large for the card")
+      "dataset), not a micro-batch's tensors, too large for the card")                             \
+    X(OWN, "own_request_too_large",                                                                \
+      "one request of the program's own line before any forward (values it drew or copied onto "   \
+      "the device, not a weight nor a micro-batch's tensors) too large for the card")
 
 typedef enum oom_cause {
 #define VT_OOM_ENUM(e, key, text) OOM_##e,

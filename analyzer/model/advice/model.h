@@ -103,6 +103,10 @@ typedef struct run_facts {
      * peak and the OOM: no micro-batch sizes it; oom_data: the failing call was making such data */
     uint64_t data_at_peak, data_at_tensors, data_at_oom;
     int oom_data;
+    /* oom_own: the failing call, in init (no forward seen before it), made an input of the
+     * program's own line (stack_facts.input: random values drawn onto the device, a copy onto
+     * it) outside a module's construction, and not such data: no weight, no forward's tensor */
+    int oom_own;
     const char *ema_words;  /* "EMAModel (diffusers)", "" for none */
     int grad_scaler;        /* 1: an enabled GradScaler allocated (scale / unscale): fp16 */
     int casts_visible;      /* 1: autocast's copies of weights could be seen: a stack reached an
@@ -211,7 +215,7 @@ typedef struct model_result {
     int empty;              /* 1: the trace holds no allocation: no explanation, no advice (said) */
     int no_forward;         /* 1: every allocation of init (no forward, backward, step or OOM): no
                              * batch's tensors measured, no advice (advice_none says so) */
-    char advice_none[512];  /* why there is no advice (empty, no_forward), "" otherwise */
+    char advice_none[1024]; /* why there is no advice (empty, no_forward), "" otherwise */
     char oom_forward[1024]; /* no formula, died in its first forward: how far it had got;
                              * or its trace ended before its first step (model_cut_unstepped) */
     int second_step;        /* 1: the cache is the one-step run's step taken again (replay.h) */

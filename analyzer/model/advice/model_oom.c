@@ -171,9 +171,49 @@ void model_kept_whole(model_result *m, const run_facts *f)
         m->calib.ratio[CAT_PARAMETERS] = (double)(pm - m->calib.frozen) / (double)pr;
 }
 
+/* own_oom: model_data_oom's run whose failing call drew or copied values onto the device on
+ * its own line (f->oom_own), not data filled before training: the cause the program's request,
+ * no advice, what the configuration needs at least, and the flags that line reads (ES's noise,
+ * population_size / 2 x num_params floats drawn in its first generation, had been "the tensors
+ * of one micro-batch" with 0 MiB of them, "--batch_size 128 ... 8.67 GiB: fits", which ran out
+ * of memory at the same request) */
+static int own_oom(model_result *m, const run_facts *f)
+{
+    const double gib = 1073741824.0;
+    m->cause = OOM_OWN;
+    uint64_t live = cat_breakdown_total(&f->at_oom), need = live + f->oom_requested;
+    snprintf(m->why, sizeof m->why,
+             "%.2f GiB requested at %s, the program's own line (values it drew or copied onto "
+             "the device, outside a module's construction), beside %.2f GiB live; no forward "
+             "the trace shows had run: no weight, nor a forward's tensor",
+             (double)f->oom_requested / gib, f->oom_site && *f->oom_site ? f->oom_site : "a call",
+             (double)live / gib);
+    if (m->current.peak_bytes < need)
+        m->current.peak_bytes = need;
+    char flags[400], sized[640];
+    if (model_oom_line_flags(&m->cfg, f, flags, sizeof flags)) {
+        /* (the first flag and its value, as vramtrace fit takes them: "--population_size") */
+        int nn = (int)strcspn(flags, " "), nv = (int)strcspn(flags + nn + 2, ",");
+        snprintf(sized, sizeof sized,
+                 "that line reads %s: what sizes the request is among them (vramtrace fit "
+                 "measures the largest value of one that fits: %.*s {B=%.*s})",
+                 flags, nn, flags, nv, flags + nn + 2);
+    } else
+        snprintf(sized, sizeof sized,
+                 "what sizes the request is the program's: no flag of the recorded script is "
+                 "read on that line");
+    snprintf(m->advice_none, sizeof m->advice_none,
+             "the run ran out of memory at its own line's request before any forward the "
+             "trace shows: nothing measured grows with a batch, so nothing here tells what "
+             "another micro-batch needs; this configuration needs at least %.2f GiB (what was "
+             "live and the request); %s",
+             (double)need / gib, sized);
+    return 1;
+}
+
 int model_data_oom(model_result *m, const run_facts *f)
 {
-    if (!f->has_oom || !f->oom_data || f->phase_seen != 1u << PHASE_INIT)
+    if (!f->has_oom || !(f->oom_data || f->oom_own) || f->phase_seen != 1u << PHASE_INIT)
         return 0;
     /* (memory outside PyTorch, or the cache in pieces, stay the cause where they are) */
     uint64_t cap = f->oom_capacity ? f->oom_capacity : f->card_bytes, cache = f->oom_cache;
@@ -184,6 +224,8 @@ int model_data_oom(model_result *m, const run_facts *f)
     if (m->cause != OOM_ACTIVATIONS)
         return 0;
     const double gib = 1073741824.0;
+    if (!f->oom_data)
+        return own_oom(m, f);
     m->cause = OOM_DATA;
     snprintf(m->why, sizeof m->why,
              "%.2f GiB requested at %s was data the program keeps on the device (storage its own "

@@ -54,5 +54,14 @@ long long model_data_flag(const nano_config *c, const run_facts *f, const uint64
  * as the lever, with its value and no predicted one (the trace does not show each batch's
  * tokens), into out (n bytes), 1; else 0, out "". */
 int model_token_lever(const model_result *m, const run_facts *f, char *out, size_t n);
+/* model_oom_line_flags: the integer flags of the recorded script (its add_argument calls) that
+ * the line of f's failing call reads, where that line is the script's: ".dest" on the line's
+ * value itself, or on the nearest earlier line that assigned a name it reads (two names back:
+ * noise = torch.randn(half, n) reads --population_size through "half = a.population_size //
+ * 2"); each with its value (the command line's, else the script's default) and the name it came
+ * through, "--population_size (1280, on the command line; through half, line 67)", joined by
+ * " and " into out (len bytes); their count, 0 (out "") when none or the script is not recorded.
+ * model_oomflag.c. */
+int model_oom_line_flags(const nano_config *c, const run_facts *f, char *out, size_t len);
 
 #endif

@@ -106,6 +106,13 @@ typedef struct phases_acc {
     {                                                                                              \
         0, 0, 0, -1, 0, 0, 0, -1, 0, 0                                                             \
     }
+/* phases_own_draw: the stack f (n frames, innermost first) is a call of the program's own line
+ * that drew random values onto the device or copied a tensor there (randn, randint, .to), where
+ * none of the program's frames says a phase (no module's construction, forward, backward, step,
+ * evaluation, data loader) and no frame of torch.nn's machinery (Module.to) comes before them:
+ * values the program made itself, no weight (phases_own.c) */
+int phases_own_draw(const tables_frame *f, size_t n);
+
 /* phases_acc_frame: adds f; its bits (what phases_memo_keep_ip keeps). */
 uint32_t phases_acc_frame(phases_acc *a, const tables_frame *f, phases_memo *m);
 /* phases_acc_natives: adds the native frames at ip[i], ip[i + 1], ... up to n, while m kept their

@@ -1,5 +1,5 @@
-/* phases_bits.h — private to phases.c and phases_native.c: the bits a frame says (a stack's facts
- * OR them over its frames), and the reading of a native frame's symbol. */
+/* phases_bits.h — private to phases.c, phases_native.c and phases_own.c: the bits a frame says (a
+ * stack's facts OR them over its frames), and the reading of a native frame's symbol. */
 #ifndef VT_ANALYZER_PHASES_BITS_H
 #define VT_ANALYZER_PHASES_BITS_H
 

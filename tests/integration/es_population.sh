@@ -1,0 +1,63 @@
+#!/bin/sh
+# es_population.sh — evolution strategies on the device: tests/python/es_population.py (SIMULATED,
+# OpenAI ES's shape) keeps its weights in one flat vector applied by its own function (no
+# nn.Module), and each generation draws population_size/2 x num_params floats of noise on the
+# device (torch.randn(half, n, device="cuda"), half = a.population_size // 2). Out of memory
+# drawing generation 0's noise, the run had been told "the tensors of one micro-batch ... too
+# large" with 0 MiB of them live, "recommended: micro-batch 64 -> 32 ... fits", "largest 38" and
+# "needs ~4.59 GiB", though every --batch_size runs out of memory at the same request. Now, against
+# the program's own facts: the cause is the program's own request, no advice of the micro-batch,
+# "at least" no more than the same configuration measures on a larger card, and the flags the
+# failing line reads named with their values (--population_size through half, --hidden through n).
+set -u
+. "$ROOT/tests/sim_env.sh"
+P="$ROOT/tests/python/es_population.py"
+run() { # NAME CARD ARGS...: run the program under vramtrace, the report's text and JSON
+    n=$1 card=$2
+    shift 2
+    timeout 300 "$VT" run -q --card "$card" -o "$n.vt" -- python3 "$P" "$@" </dev/null >"$n.out" 2>&1
+    report_both "$n"
+}
+run oom 3GiB --population_size 1024
+run small 3GiB --population_size 1024 --batch_size 16
+run big 8GiB --population_size 1024
+python3 - oom.json oom.out small.out big.json big.out >check.out 2>&1 <<'PY' || fail "$(cat check.out)"
+import json, sys
+def truth(o):
+    return next(json.loads(l.split(" ", 1)[1]) for l in open(o) if l.startswith("VRAMTRACE_TORCH_STATS "))
+o, ot, st, b, bt = json.load(open(sys.argv[1])), truth(sys.argv[2]), truth(sys.argv[3]), \
+    json.load(open(sys.argv[4])), truth(sys.argv[5])
+# (the case: out of memory drawing the noise, at a quarter of the batch too; the larger card runs it)
+assert ot["oom"] and ot["oom_phase"] == "noise" and st["oom"] and st["oom_phase"] == "noise", (ot, st)
+assert not bt["oom"] and bt["updates"] == 2, bt
+bad = []
+oom = o["oom"]
+if oom["requested_bytes"] < ot["noise_bytes"]:
+    bad.append("requested %d, below the noise's %d" % (oom["requested_bytes"], ot["noise_bytes"]))
+if oom["cause"] != "own_request_too_large":
+    bad.append("OOM cause %s (%s)" % (oom["cause"], oom["evidence"]))
+if o["advice"] or o["prediction"]["largest_batch_size"] is not None or "advice_note" not in o:
+    bad.append("advice of the micro-batch after an OOM drawing the noise: %s, largest %s"
+               % ([a["change"] for a in o["advice"]], o["prediction"]["largest_batch_size"]))
+need = b["peak"]["process_bytes"]
+if o["prediction"]["current_peak_bytes"] > need:
+    bad.append("'at least' %d; the same configuration on a larger card peaks at %d"
+               % (o["prediction"]["current_peak_bytes"], need))
+for want in ("--population_size (%d, on the command line; through half" % ot["population_size"],
+             "--hidden (%d, the script's default; through n" % ot["hidden"],
+             "--population_size {B=%d}" % ot["population_size"]):
+    if want not in o.get("advice_note", ""):
+        bad.append("advice note without %r: %s" % (want, o.get("advice_note")))
+if "--batch_size" in o.get("advice_note", ""):
+    bad.append("advice note names --batch_size, which the failing line does not read")
+print("\n".join(bad))
+raise SystemExit(1 if bad else 0)
+PY
+grep -q "during init" oom.txt && fail "the OOM is 'during init': $(grep '^OOM' oom.txt)"
+grep -q "^OOM: .* before any forward the trace shows" oom.txt || fail "$(grep '^OOM' oom.txt)"
+"$VT" predict --from oom.vt >pred.out 2>&1 && fail "predict --from the OOM run predicted: $(head -n 3 pred.out)"
+grep -q "at its own line's request before any forward" pred.out || fail "predict --from: $(cat pred.out)"
+"$VT" export --html oom.html oom.vt >/dev/null 2>&1 || fail "export --html failed"
+grep -q "micro-batch 64 →" oom.html && fail "the HTML advises the micro-batch"
+grep -q "own request, before any forward" oom.html || fail "the HTML's OOM card: $(grep -o 'out of memory</h3>[^<]*<[^<]*' oom.html)"
+echo "es_population: ok (an OOM drawing a population's noise: the program's own request, no micro-batch advice, the flags its line reads)"
