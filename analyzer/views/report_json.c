@@ -166,7 +166,8 @@ int report_json(FILE *out, const report_ctx *c)
     cJSON_AddNumberToObject(root, "failed_frees_at_shutdown", (double)r->n_failed_frees_shutdown);
     cJSON_AddNumberToObject(root, "iterations", report_opt_steps(c));
     /* (0 seen, where a step may leave no trace: not 0 run) */
-    if ((c->model && !r->iterations && optim_steps_unseen(&c->model->rec)) ||
+    if ((c->model && !r->iterations &&
+         (optim_steps_unseen(&c->model->rec) || c->model->no_forward)) ||
         (r->free_steps_first && r->tensor_mode)) /* (a free that may end a pass, not a step) */
         cJSON_AddBoolToObject(root, "iterations_known", 0);
     cJSON *devs = cJSON_AddArrayToObject(root, "devices");

@@ -116,6 +116,9 @@ const char *report_steps_hedge(const report_ctx *c)
      * none run (a run of 2 had said "0 optimizer steps") */
     if (c->model && !r->iterations && optim_steps_unseen(&c->model->rec))
         return " seen (how many ran is not known: " OPTIM_UNSEEN_WHY ")";
+    /* (OpenAI ES's own Adam's 2 updates, under no backward, had been "0 optimizer steps") */
+    if (c->model && !r->iterations && c->model->no_forward)
+        return " seen (" NO_PASS_STEPS ")";
     return c->model && c->model->rec.steps_maybe_skipped && c->runs[0].iterations
                ? " (gradients freed after each; the GradScaler may have skipped them: see "
                  "optimizer)"
@@ -529,6 +532,12 @@ static void print_phases(FILE *out, const report_ctx *c)
     for (int p = 0; p < PHASE_COUNT; p++)
         if (r->phase_peak[p])
             fprintf(out, "  %-10s %12s\n", phase_name(p), human(r->phase_peak[p], b, sizeof b));
+    /* (OpenAI ES's 2 generations of 512 functional forwards had been "init" alone, unsaid) */
+    if (c->model && c->model->no_forward)
+        fputs("  (init holds every allocation: no forward of a module, backward or optimizer step "
+              "on any stack tells the setup from a loop that applies its model by a function of "
+              "its own)\n",
+              out);
 }
 
 static void print_ranks(FILE *out, const report_ctx *c)

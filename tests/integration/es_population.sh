@@ -9,6 +9,8 @@
 # the program's own facts: the cause is the program's own request, no advice of the micro-batch,
 # "at least" no more than the same configuration measures on a larger card, and the flags the
 # failing line reads named with their values (--population_size through half, --hidden through n).
+# Its run that fits, whose forwards no module's frame shows, says no sentence that presumes none
+# ran, nor that no update did.
 set -u
 . "$ROOT/tests/sim_env.sh"
 P="$ROOT/tests/python/es_population.py"
@@ -60,4 +62,32 @@ grep -q "at its own line's request before any forward" pred.out || fail "predict
 "$VT" export --html oom.html oom.vt >/dev/null 2>&1 || fail "export --html failed"
 grep -q "micro-batch 64 →" oom.html && fail "the HTML advises the micro-batch"
 grep -q "own request, before any forward" oom.html || fail "the HTML's OOM card: $(grep -o 'out of memory</h3>[^<]*<[^<]*' oom.html)"
+# the run that fits: 2 generations of functional forwards under no_grad and 2 updates by the
+# program's own Adam, no module's forward and no backward. It had been "the trace shows no forward
+# pass (every allocation came before one)", "0 optimizer steps", "no .grad alive at the tensors'
+# peak: it came before the run's first backward", "no optimizer state yet: the run stopped before
+# its first optimizer step", and "Peak by phase" with init alone, unsaid
+run fit 3GiB --population_size 256
+python3 - fit.json fit.out >checkfit.out 2>&1 <<'PY' || fail "fit: $(cat checkfit.out)"
+import json, sys
+j = json.load(open(sys.argv[1]))
+t = next(json.loads(l.split(" ", 1)[1]) for l in open(sys.argv[2]) if l.startswith("VRAMTRACE_TORCH_STATS "))
+assert not t["oom"] and t["updates"] == 2 and t["forwards"] == 2 * t["population_size"], t
+bad = []
+if j.get("iterations_known", True) is not False:
+    bad.append("JSON iterations %s known, where %d updates ran by the program's own code" % (j["iterations"], t["updates"]))
+if j["advice"] or "advice_note" not in j:
+    bad.append("advice %s" % [a["change"] for a in j["advice"]])
+print("\n".join(bad))
+raise SystemExit(1 if bad else 0)
+PY
+for s in "every allocation came before one" "0 optimizer steps," "before the run's first backward" \
+    "stopped before its first optimizer step"; do
+    grep -qF "$s" fit.txt && fail "fit: \"$s\": $(grep -F "$s" fit.txt | head -n 1)"
+done
+grep -q "^  events .* 0 optimizer steps seen (.*whether one ran is not known)" fit.txt ||
+    fail "fit: $(grep '^  events' fit.txt)"
+grep -q "^  (init holds every allocation" fit.txt || fail "fit: $(sed -n '/^Peak by phase/,/^$/p' fit.txt)"
+grep -q "^advice: none (the trace shows no forward pass of a module (.*policy(theta, x)" fit.txt ||
+    fail "fit: $(grep '^advice' fit.txt)"
 echo "es_population: ok (an OOM drawing a population's noise: the program's own request, no micro-batch advice, the flags its line reads)"

@@ -72,13 +72,13 @@ timeout 300 "$VT" run --card 12GiB -o s0.vt -- python3 "$ROOT/examples/sim/sim_h
     --batch-size 4 --steps 0 >s0.out 2>&1 || { tail -n 5 s0.out; fail "steps 0: run failed"; }
 "$VT" report --no-color s0.vt >s0.txt && "$VT" report --json s0.vt >s0.json &&
     "$VT" export --html s0.html s0.vt >/dev/null || fail "steps 0: report failed"
-want="the trace shows no forward pass (every allocation came before one)"
+want="the trace shows no forward pass of a module (no nn.Module forward, compiled graph or training"
 grep -qF "advice: none ($want" s0.txt || fail "steps 0: $(grep -m1 '^advice' s0.txt)"
 grep -q 'largest micro-batch\|current configuration needs' s0.txt && fail "steps 0: a need or a largest batch"
 grep -qF "None: $want" s0.html || fail "steps 0: the HTML page's advice"
 # nor a formula's what-ifs, nor "off" for what only a forward shows (it had said "what-ifs scale
 # what was measured" beside no advice, "KV cache off: no code of transformers' KV cache ran")
-grep -q '^formula: not applied. the trace shows no forward pass: nothing to compare with a formula' s0.txt ||
+grep -q '^formula: not applied. the trace shows no forward pass of a module: nothing to compare with a formula' s0.txt ||
     fail "steps 0: $(grep '^formula' s0.txt)"
 for f in 'activation checkpointing' 'torch.compile' 'KV cache (use_cache)'; do
     grep -q "^  $f  *unknown\$" s0.txt || fail "steps 0: $(grep "^  $f" s0.txt)"

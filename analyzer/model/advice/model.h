@@ -170,6 +170,11 @@ typedef struct model_opts {
     const char *const *overrides_said;
 } model_opts;
 
+/* NO_PASS_STEPS: why a model_no_forward run's optimizer steps are not known, in words */
+#define NO_PASS_STEPS                                                                              \
+    "no forward of a module, backward or torch.optim step on any stack, and an update the "        \
+    "program writes in its own code is not told apart: whether one ran is not known"
+
 /* The model of one run, computed once by model_build; views/model_*.c print it. */
 typedef struct model_result {
     nano_config cfg;

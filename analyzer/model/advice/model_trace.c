@@ -526,13 +526,27 @@ int model_no_forward(model_result *m, const run_facts *f)
     m->no_forward = !f->has_oom && f->phase_seen == 1u << PHASE_INIT;
     if (!m->no_forward)
         return 0;
+    /* (not "every allocation came before one": a model the program applies by a function of its
+     * own, OpenAI ES's policy(theta, x) over 1,024 forwards, has no module's forward frame) */
     snprintf(m->advice_none, sizeof m->advice_none,
-             "the trace shows no forward pass (every allocation came before one): nothing "
-             "measured grows with a batch, so nothing here tells what a configuration needs");
+             "the trace shows no forward pass of a module (no nn.Module forward, compiled graph or "
+             "training framework's loop on any stack, and no backward: a model the program "
+             "applies by a function of its own, as torch.func.functional_call or a policy(theta, "
+             "x) does, is not told apart from its setup): nothing measured is known to grow with "
+             "a batch, so nothing here tells what a configuration needs");
     m->formula_ok = 0;
     snprintf(m->formula_why, sizeof m->formula_why,
-             "the trace shows no forward pass: nothing to compare with a formula; the measured "
-             "breakdown explains the peak");
+             "the trace shows no forward pass of a module: nothing to compare with a formula; "
+             "the measured breakdown explains the peak");
+    /* what the measurement says, of a run with no backward and no step seen (OpenAI ES's own
+     * Adam updated twice: "it came before the run's first backward", "no optimizer state yet:
+     * the run stopped before its first optimizer step" had been said) */
+    if (m->reason_doc[CAT_GRADIENTS][0] && !m->measured.bytes[CAT_GRADIENTS])
+        snprintf(m->reason_doc[CAT_GRADIENTS], sizeof m->reason_doc[CAT_GRADIENTS],
+                 "no .grad alive over the run: the trace shows no backward pass");
+    if (m->reason_doc[CAT_OPTIMIZER][0] && !m->measured.bytes[CAT_OPTIMIZER] && !f->iterations)
+        snprintf(m->reason_doc[CAT_OPTIMIZER], sizeof m->reason_doc[CAT_OPTIMIZER],
+                 "none measured: " NO_PASS_STEPS);
     for (int k = 0; k < FEATURE_COUNT; k++) /* (the absence of what no forward could show) */
         if (m->rec.feat[k].state == FEAT_OFF)
             m->rec.feat[k].state = FEAT_UNKNOWN, m->rec.feat[k].where[0] = '\0';
