@@ -66,7 +66,8 @@ grep -q "own request, before any forward" oom.html || fail "the HTML's OOM card:
 # program's own Adam, no module's forward and no backward. It had been "the trace shows no forward
 # pass (every allocation came before one)", "0 optimizer steps", "no .grad alive at the tensors'
 # peak: it came before the run's first backward", "no optimizer state yet: the run stopped before
-# its first optimizer step", and "Peak by phase" with init alone, unsaid
+# its first optimizer step", and "Peak by phase" with init alone, unsaid; cuBLAS's workspace was
+# "parameters"
 run fit 3GiB --population_size 256
 python3 - fit.json fit.out >checkfit.out 2>&1 <<'PY' || fail "fit: $(cat checkfit.out)"
 import json, sys
@@ -78,6 +79,11 @@ if j.get("iterations_known", True) is not False:
     bad.append("JSON iterations %s known, where %d updates ran by the program's own code" % (j["iterations"], t["updates"]))
 if j["advice"] or "advice_note" not in j:
     bad.append("advice %s" % [a["change"] for a in j["advice"]])
+# cuBLAS's workspace, made at the first matmul of a forward no module's frame shows, is no weight
+# (it had been the only "parameters" of a program with no nn.Parameter)
+for site in j["top_sites"]:
+    if "BlasHandle" in site["native"] and site["category"] != "workspaces":
+        bad.append("cuBLAS's workspace (%s, %d B) is %s" % (site["site"], site["bytes"], site["category"]))
 print("\n".join(bad))
 raise SystemExit(1 if bad else 0)
 PY

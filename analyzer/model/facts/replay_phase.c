@@ -157,6 +157,10 @@ const struct stack_fx *replay_facts_slow(state *s, uint32_t id)
 uint8_t replay_phase_init_input(const state *s, uint8_t ef, uint64_t size)
 {
     int master = (ef & EF_CAST) == EF_CAST && !(size & 3) && replay_phase_half_has(s, size / 4);
+    /* (nor cuBLAS's workspace, made at a matmul no module's forward frame shows: OpenAI ES's
+     * policy(theta, x), its 32 MiB had been "parameters") */
+    if ((ef & (EF_WORKSPACE | EF_INPUT)) == EF_WORKSPACE)
+        return 0;
     return master ? 0 : EF_INPUT;
 }
 
