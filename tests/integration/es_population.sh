@@ -96,4 +96,11 @@ grep -q "^  events .* 0 optimizer steps seen (.*whether one ran is not known)" f
 grep -q "^  (init holds every allocation" fit.txt || fail "fit: $(sed -n '/^Peak by phase/,/^$/p' fit.txt)"
 grep -q "^advice: none (the trace shows no forward pass of a module (.*policy(theta, x)" fit.txt ||
     fail "fit: $(grep '^advice' fit.txt)"
+# the inputs, 90 % of them its noise: not said to be batches alone (the legend had been "batches
+# put on the device (token ids, images, targets)")
+"$VT" export --html fit.html fit.vt >/dev/null 2>&1 || fail "fit: export --html failed"
+grep -q "sub2>batches put on the device (token ids, images, targets)<" fit.html &&
+    fail "fit: the HTML's inputs are batches alone"
+grep -q "sub2>batches and other tensors the program puts on the device itself" fit.html ||
+    fail "fit: $(grep -o 'data-cat="inputs".\{0,300\}' fit.html | head -n 1)"
 echo "es_population: ok (an OOM drawing a population's noise: the program's own request, no micro-batch advice, the flags its line reads)"

@@ -20,7 +20,9 @@
     X(BACKWARD, "backward", "backward", "made by backward, not a parameter gradient (scratch)")    \
     X(WORKSPACE, "library workspaces", "workspaces", "cuBLAS workspaces kept by PyTorch")          \
     X(TEMPORARIES, "temporaries", "temporaries", "allocated and freed within one phase")           \
-    X(INPUTS, "inputs", "inputs", "batches put on the device (token ids, images, targets)")        \
+    X(INPUTS, "inputs", "inputs",                                                                  \
+      "batches and other tensors the program puts on the device itself (token ids, images, "       \
+      "targets; its own random draws and copies)")                                                 \
     X(CONTEXT, "CUDA context", "cuda_context", "driver/runtime state, no allocation call")         \
     X(KERNEL_CODE, "kernel code", "kernel_code", "module / library loads (kernel images)")         \
     X(CACHE, "allocator cache", "allocator_cache", "reserved by the caching allocator, unused")    \
