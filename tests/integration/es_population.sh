@@ -55,6 +55,12 @@ if "--batch_size" in o.get("advice_note", ""):
 print("\n".join(bad))
 raise SystemExit(1 if bad else 0)
 PY
+# drawn through three names (dims = list(shape), shape = (half, n), half = a.population_size //
+# 2): no flag is named,
+# and what the line does read is not claimed
+run shape 3GiB --population_size 1024 --draw shape
+python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); n = j.get("advice_note", ""); sys.exit(not (j["oom"]["cause"] == "own_request_too_large" and not j["advice"] and "--population_size (" not in n and "no integer flag of the recorded script is read on that line, nor through" in n))' \
+    shape.json || fail "shape: $(grep '^advice' shape.txt)"
 grep -q "during init" oom.txt && fail "the OOM is 'during init': $(grep '^OOM' oom.txt)"
 grep -q "^OOM: .* before any forward the trace shows" oom.txt || fail "$(grep '^OOM' oom.txt)"
 "$VT" predict --from oom.vt >pred.out 2>&1 && fail "predict --from the OOM run predicted: $(head -n 3 pred.out)"

@@ -53,12 +53,14 @@ def main():
     ap.add_argument("--batch_size", type=int, default=64)
     ap.add_argument("--hidden", type=int, default=1024)
     ap.add_argument("--generations", type=int, default=2)
+    ap.add_argument("--draw", default="direct", choices=["direct", "shape"])  # (its size's names)
     a = ap.parse_args()
     sizes = [(784, a.hidden), (a.hidden, a.hidden), (a.hidden, 10)]
     n = sum(fi * fo + fo for fi, fo in sizes)
     theta = torch.randn(n).to("cuda")
     opt = Adam(theta, 0.01)
     half = a.population_size // 2
+    shape = (half, n)
     truth = {"population_size": a.population_size, "batch_size": a.batch_size, "num_params": n,
              "param_bytes": tensor_bytes([theta]), "nn_parameters": 0, "backward_passes": 0,
              "optim_state_bytes": tensor_bytes([opt.m, opt.v]), "noise_bytes": half * n * 4,
@@ -66,7 +68,11 @@ def main():
     for it in range(a.generations):
         try:
             x = torch.randn(a.batch_size, 784).to("cuda")
-            noise = torch.randn(half, n, device="cuda")
+            if a.draw == "shape":  # (three names from the flag: dims, shape, half)
+                dims = list(shape)
+                noise = torch.randn(*dims, device="cuda")
+            else:
+                noise = torch.randn(half, n, device="cuda")
         except torch.OutOfMemoryError as e:
             record_oom(truth, "noise", e)
             return finish(torch, truth)

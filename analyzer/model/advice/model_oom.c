@@ -191,17 +191,19 @@ static int own_oom(model_result *m, const run_facts *f)
     if (m->current.peak_bytes < need)
         m->current.peak_bytes = need;
     char flags[400], sized[640];
-    if (model_oom_line_flags(&m->cfg, f, flags, sizeof flags)) {
+    int nflags = model_oom_line_flags(&m->cfg, f, flags, sizeof flags);
+    if (nflags > 0) {
         /* (the first flag and its value, as vramtrace fit takes them: "--population_size") */
         int nn = (int)strcspn(flags, " "), nv = (int)strcspn(flags + nn + 2, ",");
         snprintf(sized, sizeof sized,
                  "that line reads %s: what sizes the request is among them (vramtrace fit "
                  "measures the largest value of one that fits: %.*s {B=%.*s})",
                  flags, nn, flags, nv, flags + nn + 2);
-    } else
-        snprintf(sized, sizeof sized,
-                 "what sizes the request is the program's: no flag of the recorded script is "
-                 "read on that line");
+    } else /* (a line of another file: its flags are not read there) */
+        snprintf(sized, sizeof sized, "what sizes the request is the program's: %s",
+                 nflags ? "that line is not the recorded script's, whose flags alone are read"
+                        : "no integer flag of the recorded script is read on that line, nor "
+                          "through the names it reads (two assignments back)");
     snprintf(m->advice_none, sizeof m->advice_none,
              "the run ran out of memory at its own line's request before any forward the "
              "trace shows: nothing measured grows with a batch, so nothing here tells what "

@@ -60,8 +60,8 @@ int model_token_lever(const model_result *m, const run_facts *f, char *out, size
  * noise = torch.randn(half, n) reads --population_size through "half = a.population_size //
  * 2"); each with its value (the command line's, else the script's default) and the name it came
  * through, "--population_size (1280, on the command line; through half, line 67)", joined by
- * " and " into out (len bytes); their count, 0 (out "") when none or the script is not recorded.
- * model_oomflag.c. */
+ * " and " into out (len bytes); their count, 0 (out "") when none, -1 when the line is not the
+ * recorded script's (or none was recorded). model_oomflag.c. */
 int model_oom_line_flags(const nano_config *c, const run_facts *f, char *out, size_t len);
 
 #endif

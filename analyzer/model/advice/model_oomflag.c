@@ -115,7 +115,7 @@ int model_oom_line_flags(const nano_config *c, const run_facts *f, char *out, si
     const config_recfile *rf = config_recorded_script(c, f->argc, f->argv);
     unsigned line = rf ? site_line(f->oom_site, rf->name) : 0;
     if (!line)
-        return 0;
+        return -1;
     char *src = pysrc_clean(rf->data, rf->len);
     lline *L = NULL;
     long nl = src ? pysrc_lines(src, rf->len, &L) : -1;
