@@ -50,8 +50,9 @@ for want in ("--population_size (%d, on the command line; through half" % ot["po
              "--population_size {B=%d}" % ot["population_size"]):
     if want not in o.get("advice_note", ""):
         bad.append("advice note without %r: %s" % (want, o.get("advice_note")))
-if "--batch_size" in o.get("advice_note", ""):
-    bad.append("advice note names --batch_size, which the failing line does not read")
+for flag in ("--batch_size", "--gpu"):  # (device= in the call is a keyword's name)
+    if flag in o.get("advice_note", ""):
+        bad.append("advice note names %s, which the failing line does not read" % flag)
 print("\n".join(bad))
 raise SystemExit(1 if bad else 0)
 PY

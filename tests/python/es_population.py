@@ -54,12 +54,14 @@ def main():
     ap.add_argument("--hidden", type=int, default=1024)
     ap.add_argument("--generations", type=int, default=2)
     ap.add_argument("--draw", default="direct", choices=["direct", "shape"])  # (its size's names)
+    ap.add_argument("--gpu", type=int, default=0)
     a = ap.parse_args()
     sizes = [(784, a.hidden), (a.hidden, a.hidden), (a.hidden, 10)]
     n = sum(fi * fo + fo for fi, fo in sizes)
     theta = torch.randn(n).to("cuda")
     opt = Adam(theta, 0.01)
     half = a.population_size // 2
+    device = a.gpu  # (the draw's device= is a keyword's name, not this one)
     shape = (half, n)
     truth = {"population_size": a.population_size, "batch_size": a.batch_size, "num_params": n,
              "param_bytes": tensor_bytes([theta]), "nn_parameters": 0, "backward_passes": 0,

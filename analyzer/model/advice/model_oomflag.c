@@ -52,15 +52,19 @@ static int reads_via(const char *c, const lline *L, long k, size_t a, size_t b, 
     if (reads_attr(c, a, b, dest))
         return 1;
     for (size_t i = a; depth > 0 && i < b;) {
-        if (!name_byte(c[i]) || (c[i] >= '0' && c[i] <= '9') || (i > a && c[i - 1] == '.')) {
+        if (!name_byte(c[i])) {
             i++;
             continue;
         }
-        size_t s = i;
+        size_t s = i, e;
         while (i < b && name_byte(c[i]))
             i++;
+        for (e = i; e < b && c[e] == ' ';)
+            e++;
+        /* (a number, an attribute, a keyword argument's name (device="cuda"): no name it reads) */
         char name[48];
-        if (i - s >= sizeof name)
+        if ((c[s] >= '0' && c[s] <= '9') || (s > a && c[s - 1] == '.') ||
+            (e + 1 < b && c[e] == '=' && c[e + 1] != '=') || i - s >= sizeof name)
             continue;
         memcpy(name, c + s, i - s);
         name[i - s] = '\0';
