@@ -445,7 +445,7 @@ int advice_keep_effective_fits(const model_calib *c, const gpt_shape *s, uint64_
       "dataset), not a micro-batch's tensors, too large for the card")                             \
     X(OWN, "own_request_too_large",                                                                \
       "one request of the program's own line before any forward (values it drew or copied onto "   \
-      "the device, not a weight nor a micro-batch's tensors) too large for the card")
+      "the device, not a module's weight nor a micro-batch's tensors) too large for the card")
 
 typedef enum oom_cause {
 #define VT_OOM_ENUM(e, key, text) OOM_##e,

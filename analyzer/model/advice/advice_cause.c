@@ -53,8 +53,9 @@ const char *advice_cause_text_on(oom_cause c, int device)
                "buffer, a dataset), not a micro-batch's tensors, too large for the device";
     if (device && c == OOM_OWN)
         return "one request of the program's own line before any forward (values it drew or "
-               "copied onto the device, not a weight nor a micro-batch's tensors) too large for "
-               "the device";
+               "copied onto the device, not a module's weight nor a micro-batch's tensors) too "
+               "large "
+               "for the device";
     if (device && c == OOM_STATE)
         return "the weights, their gradients and the optimizer's state alone: too large for the "
                "device";

@@ -185,7 +185,8 @@ static int own_oom(model_result *m, const run_facts *f)
     snprintf(m->why, sizeof m->why,
              "%.2f GiB requested at %s, the program's own line (values it drew or copied onto "
              "the device, outside a module's construction), beside %.2f GiB live; no forward "
-             "the trace shows had run: no weight, nor a forward's tensor",
+             "the trace shows had run: no module's weight (a plain tensor of the program's may "
+             "still hold weights it applies by a function of its own), nor a forward's tensor",
              (double)f->oom_requested / gib, f->oom_site && *f->oom_site ? f->oom_site : "a call",
              (double)live / gib);
     if (m->current.peak_bytes < need)
