@@ -10,7 +10,11 @@
 # width, no tokens and the micro-batch its own. With the program's own averaged copy of the model
 # (SWA's deepcopy) beside it, that copy is not called "a second, frozen model's (a teacher or a
 # reference model ...)" with EMA "off": it is the trained model's size, as a copy the program
-# keeps is.
+# keeps is. YOLOv5's CSP backbone (--csp: C3 blocks whose two 1x1 convolutions c -> c/2 sit side by
+# side) had its fp32 weights read at 2 B ("16-bit parameters: at 2 B an element each block has
+# 64-element norms and 64×64 projections"): twice the program's trainable count and SGD's state "2 B
+# per trainable parameter"; now the element size, the trainable count and the state per parameter
+# are the program's.
 set -u
 . "$ROOT/tests/sim_env.sh"
 run() { # NAME ARGS...
@@ -23,7 +27,8 @@ run() { # NAME ARGS...
 run plain
 run vgg --vgg 4
 run vgg_swa --vgg 4 --swa 1
-python3 - plain vgg vgg_swa <<'PY' || fail "see above"
+run csp --csp 32 --batch_size 64
+python3 - plain vgg vgg_swa csp <<'PY' || fail "see above"
 import json, sys
 bad = []
 for base in sys.argv[1:]:
@@ -42,6 +47,19 @@ for base in sys.argv[1:]:
     for words in ("token activations", "patch tokens", "position embedding"):
         if words in txt:
             bad.append("%s: says %r" % (base, words))
+    if "param_bytes_each" in t:
+        e = (inf.get("param_dtype_bytes") or {}).get("value")
+        if e is not None and e != t["param_bytes_each"]:
+            bad.append("%s: %s B parameters (%s), the program's %d B" % (base, e, inf["param_dtype_bytes"].get("where"), t["param_bytes_each"]))
+        rec = r.get("recognized") or {}
+        if rec.get("trainable_params") not in (None, t["trainable"]):
+            bad.append("%s: %s trainable, the program's %d" % (base, rec["trainable_params"], t["trainable"]))
+        per = (rec.get("optimizer") or {}).get("state_bytes_per_trainable_param")
+        if per not in (None, t["param_bytes_each"]):  # SGD with momentum: one buffer of the parameter's dtype
+            bad.append("%s: SGD's state %s B per trainable parameter, the program's %d" % (base, per, t["param_bytes_each"]))
+        for words in ("16-bit parameters", "parameters' 16 bits", "16-bit gradients", "16-bit training"):
+            if words in txt:
+                bad.append("%s: says %r of fp32 weights" % (base, words))
     if t["copy_bytes"]:
         ema = [l for l in txt.splitlines() if l.strip().startswith("EMA weights")]
         if not ema or " off " in ema[0] or "teacher" in ema[0]:

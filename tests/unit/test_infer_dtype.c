@@ -2,7 +2,8 @@
  * trains (analyzer/model/facts/infer_weights.c), on weight lists built here: a frozen
  * fp16 text encoder of more blocks (12, d 768, a CLIP-L's) beside the fp32 transformer trained (6
  * blocks, d 1024), in either order. The encoder's longer run of blocks read 16-bit at 2 B an
- * element; the gradients say which model trains, and the trained one's sizes read fp32. */
+ * element; the gradients say which model trains, and the trained one's sizes read fp32. An fp32
+ * YOLOv5 backbone (C3 blocks of growing widths) is no 16-bit transformer. */
 #include <stdlib.h>
 
 #include "infer_run.h"
@@ -133,12 +134,54 @@ static void test_unreached_blocks_are_no_other_model(void **state)
     }
 }
 
+/* conv: a bias-free k×k convolution c1 -> c2 and its BatchNorm (weight, bias, running mean and
+ * variance, the int64 num_batches_tracked's 8 bytes), fp32 */
+static size_t conv(uint64_t *s, uint64_t c1, uint64_t c2, uint64_t k)
+{
+    const uint64_t sz[6] = {c1 * c2 * k * k * 4, c2 * 4, c2 * 4, c2 * 4, c2 * 4, 8};
+    for (size_t i = 0; i < 6; i++)
+        s[i] = sz[i];
+    return 6;
+}
+
+/* YOLOv5's C3 of width c: two 1×1 convolutions c -> c/2 side by side (the only run of like
+ * sizes: read at 2 B, c-element "norms" and a c×c "projection"; at 4 B no d×d among them), a
+ * 1×1 c/2 -> c/2 and a 3×3 bottleneck, a 1×1 c -> c */
+static size_t c3(uint64_t *s, uint64_t c)
+{
+    size_t n = conv(s, c, c / 2, 1);
+    n += conv(s + n, c, c / 2, 1);
+    n += conv(s + n, c / 2, c / 2, 1);
+    n += conv(s + n, c / 2, c / 2, 3);
+    return n + conv(s + n, c, c, 1);
+}
+
+static void test_csp_backbone_fp32(void **state)
+{
+    (void)state;
+    uint64_t s[MAXW];
+    size_t n = conv(s, 3, 32, 6);
+    for (uint64_t c = 64; c <= 512; c *= 2) {
+        n += conv(s + n, c / 2, c, 3);
+        n += c3(s + n, c);
+    }
+    s[n++] = 512 * 255 * 4, s[n++] = 255 * 4; /* (a detection head's 1×1 convolution) */
+    /* its one run of like sizes (C3's two 1×1 c -> c/2, side by side) has one "c×c" matrix a
+     * block at 2 B: no transformer's block (attention and MLP), not told 16-bit */
+    assert_int_equal(weights_dtype(s, n, s, n), 0);
+    assert_int_equal(weights_dtype(s, n, NULL, 0), 0);
+    /* a 16-bit transformer still reads 16-bit (no (d/2)×(d/2) among its weights at 4 B) */
+    n = model(s, 32000, 768, 12, 2);
+    assert_int_equal(weights_dtype(s, n, s, n), 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_frozen_fp16_beside_fp32_trained),
         cmocka_unit_test(test_frozen_fp16_trained_says),
         cmocka_unit_test(test_unreached_blocks_are_no_other_model),
+        cmocka_unit_test(test_csp_backbone_fp32),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -453,9 +453,9 @@ static size_t vt__copies_of(const uint64_t *s, size_t n, int up)
 
 /* vt__width_at: the width of the weights s[0..n) (their bytes) read at e B an element, 0 where
  * their repeating blocks have no d×d parameter (vt__width), and those blocks [*lo, *hi) as
- * indexes of s (el, ix: room for n) */
+ * indexes of s, *reps of them (el, ix: room for n) */
 static uint64_t vt__width_at(const uint64_t *s, size_t n, unsigned e, uint64_t *el, size_t *ix,
-                             size_t *lo, size_t *hi, int whole)
+                             size_t *lo, size_t *hi, size_t *nreps, int whole)
 {
     size_t m = 0, per, reps, at, dn;
     uint64_t d, dv;
@@ -463,6 +463,7 @@ static uint64_t vt__width_at(const uint64_t *s, size_t n, unsigned e, uint64_t *
         if (s[i] % e == 0)
             ix[m] = i, el[m++] = s[i] / e;
     vt__block(el, m, &per, &reps, &at);
+    *nreps = reps;
     /* (whole: s is all the weights. Two or three runs that are the whole list: a model and
      * copies of it, a DQN's target network, not blocks after a stem: one model's sizes, which
      * can meet d and d² by chance at either reading: a CNN's 256-byte biases and 32-KiB kernel) */
@@ -489,9 +490,9 @@ static int vt__trained_apart(const vt__pass *p, const uint64_t *s, size_t n, siz
         return 0;
     const size_t from[2] = {0, hi}, len[2] = {lo, n - hi};
     for (int k = 0; k < 2; k++) {
-        size_t l, h;
-        uint64_t d4 = vt__width_at(s + from[k], len[k], 4, el, ix, &l, &h, 0);
-        if (d4 && !vt__width_at(s + from[k], len[k], 2, el, ix, &l, &h, 0) &&
+        size_t l, h, r;
+        uint64_t d4 = vt__width_at(s + from[k], len[k], 4, el, ix, &l, &h, &r, 0);
+        if (d4 && !vt__width_at(s + from[k], len[k], 2, el, ix, &l, &h, &r, 0) &&
             vt__grad_has(p, vt__mul(vt__mul(d4, d4), 4)))
             return 1;
     }
@@ -547,11 +548,23 @@ void vt__weights_dtype(vt__pass *p)
      * read as d/2 and 2·(d/2)²), read at 2 B an fp32 model's have none (2d and 2d²): the reading
      * with one, the other without, is the weights' element size; both or neither say nothing */
     uint64_t *el = malloc((n + 1) * sizeof *el);
-    size_t *ix = malloc((n + 1) * sizeof *ix), lo, hi;
-    uint64_t d4 = el && ix ? vt__width_at(s, n, 4, el, ix, &lo, &hi, 1) : 0,
-             d2 = el && ix ? vt__width_at(s, n, 2, el, ix, &lo, &hi, 1) : 0;
+    size_t *ix = malloc((n + 1) * sizeof *ix), lo, hi, reps = 0, mats = 0;
+    uint64_t d4 = el && ix ? vt__width_at(s, n, 4, el, ix, &lo, &hi, &reps, 1) : 0,
+             d2 = el && ix ? vt__width_at(s, n, 2, el, ix, &lo, &hi, &reps, 1) : 0;
     if (d2 && !d4 && vt__trained_apart(p, s, n, lo, hi, d2, el, ix))
         d2 = 0; /* (a frozen 16-bit model's blocks: the one trained beside them reads fp32) */
+    /* a transformer's block has two d×d matrices or more (its attention's and its MLP's: d×d
+     * or k·d² at 2 B); one alone is no transformer's. A CNN's 1×1 convolutions that halve the
+     * width (YOLOv5's C3, CSP blocks: c→c/2, c²/2 fp32 elements, 2c² B) with BatchNorms of c/2
+     * channels (2c B), two of them side by side as its only run of like sizes, read at 2 B as
+     * "c-element norms" and one "c×c projection" a block: an fp32 model had been "16-bit" (its
+     * trainable count twice the program's, SGD's state "2 B per trainable parameter"), as had a
+     * ResNet's task heads of one linear layer each */
+    uint64_t sq2 = vt__mul(vt__mul(d2, d2), 2); /* (0: d2 0, or too large to be a width) */
+    for (size_t i = lo; sq2 && i < hi; i++)
+        mats += s[i] && s[i] % sq2 == 0;
+    if (mats < 2 * reps)
+        d2 = 0;
     free(el);
     free(ix);
     if (d2 && !d4) {
