@@ -105,10 +105,10 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
     s->checkpointing = r->feat[FEATURE_CHECKPOINTING].state == FEAT_ON;
     s->patch_tokens = fam == FAM_VISION_TRANSFORMER;
     s->params16 = r->param_elem == 2;
-    /* logits where the trace shows them or a recognized class (nanoGPT's GPT) makes them */
-    s->no_head = r->lm_head < 0; /* (not known, a first forward cut: assumed, said; the what-ifs
-                                  * without them had recommended a GPT-2 batch that ran out) */
-    if (f->no_training) {        /* nothing to train: no formula of training, no state to predict */
+    /* logits where the trace shows them or a recognized class (nanoGPT's GPT) makes them; none
+     * where neither tells, in a first forward cut short (model_head.c builds with them too) */
+    s->no_head = r->lm_head < 0 || (m->head_unknown = !m->head_assumed && model_head_unknown(r, f));
+    if (f->no_training) { /* nothing to train: no formula of training, no state to predict */
         forwards_only(m, s);
         snprintf(m->formula_why, sizeof m->formula_why,
                  "%s: nothing was trained (forwards only: no backward pass, no optimizer step): "
@@ -239,10 +239,11 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
                  fam == FAM_UNKNOWN ? "the model is not recognized" : words);
 }
 
-int model_build(model_result *m, const run_facts *f, const model_opts *o, char *err, size_t errlen)
+int model_build_head(model_result *m, const run_facts *f, const model_opts *o, char *err,
+                     size_t errlen, int assume_head)
 {
-    memset(m, 0, sizeof *m);
     static const config_files none = {0, NULL, 0};
+    memset(m, 0, sizeof *m), m->head_assumed = assume_head;
     config_init(&m->cfg);
     m->cfg.files = f->files ? f->files : &none; /* a trace's files: never opened */
     if (config_from_cmdline(&m->cfg, f->argc, f->argv, f->cwd, err, errlen) < 0)
@@ -431,7 +432,6 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     model_explain(m, f);
     if (model_no_forward(m, f) || model_data_oom(m, f)) /* no advice (model_trace.h, model_oom.h) */
         return 0;
-
     if (o && o->target_card_bytes) {
         m->capacity = o->target_card_bytes;
         snprintf(m->capacity_name, sizeof m->capacity_name, "%s",
@@ -446,7 +446,6 @@ int model_build(model_result *m, const run_facts *f, const model_opts *o, char *
     }
     m->expandable_set =
         f->alloc_conf && strcasestr(f->alloc_conf, "expandable_segments:true") != NULL;
-
     if (cat_breakdown_total(&m->measured) > 0)
         advice_calibrate(&m->calib, &m->shape, &meas, m->partial, m->cut);
     else

@@ -221,6 +221,11 @@ typedef struct model_result {
     int no_forward;         /* 1: every allocation of init (no forward, backward, step or OOM): no
                              * batch's tensors measured, no advice (advice_none says so) */
     char advice_none[1024]; /* why there is no advice (empty, no_forward), "" otherwise */
+    /* head_unknown 1: the run died in its first forward, before its end, and whether the model
+     * ends in an output layer over its vocabulary is not known: no logits counted, the what-ifs
+     * lower bounds, each told what it needs with such a layer (model_first_forward.c);
+     * head_assumed 1: the build that assumes one (model_build_head) */
+    int head_unknown, head_assumed;
     char oom_forward[1024]; /* no formula, died in its first forward: how far it had got;
                              * or its trace ended before its first step (model_cut_unstepped) */
     int second_step;        /* 1: the cache is the one-step run's step taken again (replay.h) */
@@ -341,6 +346,11 @@ static inline const char *model_batch_word(const model_result *m)
  * Returns 0, or -1 with the reason in err when the configuration is invalid (e.g. an override that
  * does not parse). */
 int model_build(model_result *m, const run_facts *f, const model_opts *o, char *err, size_t errlen);
+/* model_build_head: model_build's one build; assume_head 1: a first forward cut before its end
+ * whose model may or may not end in an output layer over its vocabulary is given a language
+ * model's logits (model_build's second build, for what the what-ifs need with them) */
+int model_build_head(model_result *m, const run_facts *f, const model_opts *o, char *err,
+                     size_t errlen, int assume_head);
 
 /* model_trained_bytes: bytes per element of what trains, its gradients and optimizer state: the
  * recognized (LoRA's fp32 adapters over 16-bit weights: 4), else the parameters' (m->shape) */

@@ -211,14 +211,35 @@ static void forward_blocks_done(model_result *m, const run_facts *f)
                  "its autocast copies are the formula's for the whole forward",
                  100.0 * frac, q / frac, q);
     }
-    if (!m->shape.no_head && m->rec.lm_head == 0 && m->rec.family_by_sizes) { /* no class: */
-        size_t k = strlen(m->oom_forward);
+    size_t k = strlen(m->oom_forward);
+    if (m->head_unknown) { /* no class: none counted, lower bounds (model_head.c) */
+        /* no gradient yet tells which weights train, and the program freezes some: the lower
+         * bounds count no gradient and no optimizer state (an encoder classifier with its
+         * 250002×768 embeddings frozen, at 128, had B=64 told "at least 10.75 GiB", where its
+         * run at 64 peaked at 8.64) */
+        char fz[100] = "", none[300] = "";
+        if (!m->rec.trainable && !m->rec.trainable_lower &&
+            m->rec.feat[FEATURE_LORA].state != FEAT_ON && freeze_src(m->cfg.files, fz, sizeof fz)) {
+            m->shape.none_seen_trained = fz[0] != '\0';
+            m->opt_assumed = m->opt_bound = m->opt_choice = 0;
+            snprintf(none, sizeof none,
+                     ", with no gradient and no optimizer state (the program freezes weights, "
+                     "%s, and no backward ran to tell which train: those that do add theirs)",
+                     fz);
+        }
+        snprintf(m->oom_forward + k, sizeof m->oom_forward - k,
+                 "%sno logits are counted at its end, not reached: whether it ends in an output "
+                 "layer over its vocabulary (B·T×V logits, a language model's) is not known: "
+                 "what-ifs count what it needs without one%s, and they are lower bounds, none "
+                 "recommended (vramtrace fit measures)",
+                 k ? "; " : "the run died in its first forward: ", none);
+        m->lower_bounds = m->calib.lower = m->head_unknown;
+    } else if (!m->shape.no_head && m->rec.lm_head == 0 && m->rec.family_by_sizes)
         snprintf(m->oom_forward + k, sizeof m->oom_forward - k,
                  "%sthe formula's logits at its end, not reached, are assumed (a language "
                  "model's): whether it ends in an output layer over its vocabulary is not known: "
                  "one without, an encoder or a classifier, needs less",
                  k ? "; " : "the run died in its first forward: ");
-    }
 }
 
 /* layers_ahead: a first forward cut short whose weights' copies repeat in blocks (ahead.h): the
@@ -342,10 +363,12 @@ void model_oom_forward_share(model_result *m, const run_facts *f)
             snprintf(lg, sizeof lg, "%s",
                      "; the logits at its end, not reached, are not counted (V or T unknown)");
     }
-    if (act[0]) {
+    if (act[0]) { /* (logits not counted, none known: lower bounds, model_head.c) */
         snprintf(m->oom_forward, sizeof m->oom_forward,
-                 "the run died in its first forward%s: %s%s (vramtrace fit measures)", used, act,
-                 lg);
+                 "the run died in its first forward%s: %s%s%s (vramtrace fit measures)", used, act,
+                 lg, m->head_unknown ? ": the what-ifs are lower bounds, none recommended" : "");
+        if (m->head_unknown)
+            m->lower_bounds = 1, m->calib.lower = 1;
         return;
     }
     char none[300] = "";
@@ -368,4 +391,10 @@ void model_oom_forward_share(model_result *m, const run_facts *f)
                                   : ", and none is recommended: what the rest of the forward "
                                     "and the backward add is not known");
     m->lower_bounds = m->calib.lower = 1;
+}
+
+int model_head_unknown(const run_recognition *r, const run_facts *f)
+{
+    return r->lm_head == 0 && r->family_by_sizes && f->has_oom && f->backward_passes == 0 &&
+           f->oom_phase && !strcmp(f->oom_phase, "forward") && !f->at_oom.bytes[CAT_LOGITS];
 }

@@ -35,4 +35,9 @@ const char *model_forward_cut_words(const model_result *m, const run_facts *f);
  * told (trainable 0), nor the EMA row's room measured against them */
 void model_kept_not_told(model_result *m);
 
+/* model_head_unknown: 1 when the run died in its first forward, before its end (no logits live),
+ * and no class or tensor tells whether the model ends in an output layer over its vocabulary
+ * (its family from the tensor sizes alone) */
+int model_head_unknown(const run_recognition *r, const run_facts *f);
+
 #endif
