@@ -363,6 +363,7 @@ static int report_fill(report_ctx *c)
     f->copies_at_peak = at_peak.copies, f->copies_at_tensors = at_tensors.copies;
     f->copies_at_oom = at_oom.copies;
     report_data(r, f); /* (the program's data among the inputs: no batch sizes it) */
+    report_grads(r, f);
     int ema_which = at_oom.ema_which       ? at_oom.ema_which
                     : at_tensors.ema_which ? at_tensors.ema_which
                                            : at_peak.ema_which;

@@ -146,6 +146,8 @@ unsigned report_params16(report_ctx *c, replay_result *r, const run_facts *f);
 /* report_data: f's data_at_peak / data_at_tensors / data_at_oom and oom_data from r's snapshots
  * (report_data.c: the program's data kept on the device among the inputs) */
 void report_data(replay_result *r, run_facts *f);
+/* report_grads: f's oom_weight / oom_weight_n from r's OOM snapshot (report_grads.c) */
+void report_grads(const replay_result *r, run_facts *f);
 /* report_growth: c->growth from runs[0]'s replay and the model's card (report_growth.c). */
 void report_growth_fill(report_ctx *c);
 /* report_opt_steps: the optimizer steps the reports say the run took: r->iterations, or where a

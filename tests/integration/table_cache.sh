@@ -8,6 +8,11 @@
 # needed 16.55). Now the need is a range: from the cache the run held when it failed to the floor,
 # the assumption named; the rerun lies in it (the low end within 2 % of it, the high end not
 # below it), in the report's text, JSON and page and in predict --from.
+# Its cause had been "the tensors of one micro-batch (activations, logits, a forward's
+# temporaries) too large for the card" with "activations 0 MiB" live, where --batch 1 runs out
+# of memory at the same request: now the weights and the gradients their backward was making,
+# its evidence the program's own weights, gradients made, tables and request, and the gradients
+# still to come (the rerun's every weight trains).
 set -u
 . "$ROOT/tests/sim_env.sh"
 P="$ROOT/tests/python/table_grads.py"
@@ -18,7 +23,8 @@ report_both oom
 timeout 300 "$VT" run -q --card 12GiB -o big.vt -- python3 "$P" </dev/null >big.out 2>&1 ||
     fail "the rerun on a larger card failed: $(tail -n 3 big.out)"
 report_both big
-python3 - oom.json oom.out oom.txt oom.html oom.predict big.json big.out <<'PY' || fail "see above"
+timeout 300 "$VT" run -q --card 1800MiB -o one.vt -- python3 "$P" --batch 1 </dev/null >one.out 2>&1
+python3 - oom.json oom.out oom.txt oom.html oom.predict big.json big.out one.out <<'PY' || fail "see above"
 import json, re, sys
 r = json.load(open(sys.argv[1]))
 t = next(json.loads(l.split(" ", 1)[1]) for l in open(sys.argv[2]) if l.startswith("VRAMTRACE_TORCH_STATS "))
@@ -50,7 +56,30 @@ if not m or float(m.group(1)) * gib > need * 1.02 or float(m.group(2)) * gib < n
     bad.append("predict --from: %r" % [l for l in pred.split("\n") if l.startswith("peak")])
 if not re.search(r"does not fit, [\d.]+ [GM]iB to [\d.]+ [GM]iB over", pred):
     bad.append("predict --from's verdict: %r" % [l for l in pred.split("\n") if l.startswith("card")])
+# the cause: the weights and the gradients the backward was making (a micro-batch of 1 runs out
+# of memory too, and every weight trains: the rerun's gradients are its weights' bytes)
+t1 = next(json.loads(l.split(" ", 1)[1]) for l in open(sys.argv[8]) if l.startswith("VRAMTRACE_TORCH_STATS "))
+assert t1["oom"] and t1["oom_phase"] == "backward" and t1["batch_size"] == 1, t1
+assert tb["grad_bytes"] == tb["param_bytes"] == t["param_bytes"], (tb, t)
+mib = 1048576.0
+o = r["oom"]
+ev = o.get("evidence", "")
+asked = float(re.search(r"Tried to allocate ([\d.]+) MiB", t["oom_message"]).group(1))
+made = t["grad_bytes_at_oom"]
+want = [(r"the weights \(([\d.]+) MiB\) and the gradients the backward had made \(([\d.]+) MiB\)",
+         [t["param_bytes"] / mib, made / mib]),
+        (r"a weight's gradient \((\d+) weights of ([\d.]+) MiB", [t["tables"], t["table_bytes"] / t["tables"] / mib]),
+        (r"need at least that ([\d.]+) MiB more, ([\d.]+) MiB if every weight", [asked, (tb["grad_bytes"] - made) / mib]),
+        (r"over the card's ([\d.]+) GiB whatever the micro-batch", [1800 / 1024.0])]
+if o.get("cause") != "weights_and_gradients_too_large":
+    bad.append("cause: %r %r" % (o.get("cause"), o.get("cause_text")))
+for rx, vals in want:
+    m = re.search(rx, ev)
+    if not m or any(abs(float(g) - v) > 0.06 for g, v in zip(m.groups(), vals)):
+        bad.append("evidence: %r, the program's %r in %r" % (m and m.groups(), vals, ev))
+if "cause: the weights and the gradients their backward was making" not in txt:
+    bad.append("text: " + str(re.findall(r"cause: .*", txt)))
 print("\n".join(bad))
 raise SystemExit(1 if bad else 0)
 PY
-echo "table_cache: ok (an out-of-memory run's need from its own cache to the floor, the rerun in it)"
+echo "table_cache: ok (an out-of-memory run's need from its own cache to the floor, the rerun in it; its cause the weights and their gradients)"

@@ -6,7 +6,7 @@ a segment of its own, allocated once a step at the same sizes: the caching alloc
 exactly and reserves next to nothing beside its tensors. On a card too small it runs out of memory
 in its first backward, partway through the tables' gradients. Prints its truth
 (VRAMTRACE_TORCH_STATS: table bytes, gradient bytes, the allocator's peaks, steps, the phase of an
-out-of-memory error). Used by tests/integration/table_cache.sh."""
+out-of-memory error, the gradients made when a backward failed). Used by tests/integration/table_cache.sh."""
 import argparse
 import os
 import sys
@@ -63,6 +63,8 @@ def main():
             truth["steps"] = it + 1
     except torch.OutOfMemoryError as e:
         record_oom(truth, phase, e)
+        if phase == "backward":  # (the gradients the backward had made when it failed)
+            truth["grad_bytes_at_oom"] = tensor_bytes(p.grad for p in params if p.grad is not None)
     return finish(torch, truth)
 
 

@@ -431,6 +431,9 @@ int advice_keep_effective_fits(const model_calib *c, const gpt_shape *s, uint64_
     X(ACTIVATIONS, "activations_too_large",                                                        \
       "the tensors of one micro-batch (activations, logits, a forward's temporaries) too large "   \
       "for the card")                                                                              \
+    X(GRADIENTS, "weights_and_gradients_too_large",                                                \
+      "the weights and the gradients their backward was making, not a micro-batch's tensors: "     \
+      "too large for the card")                                                                    \
     X(FRAGMENTATION, "fragmentation",                                                              \
       "allocator cache (fragmentation): free memory in pieces too small")                          \
     X(OUTSIDE, "outside_pytorch", "memory outside PyTorch (context, NCCL, other processes)")       \

@@ -56,6 +56,9 @@ const char *advice_cause_text_on(oom_cause c, int device)
                "copied onto the device, not a module's weight nor a micro-batch's tensors) too "
                "large "
                "for the device";
+    if (device && c == OOM_GRADIENTS)
+        return "the weights and the gradients their backward was making, not a micro-batch's "
+               "tensors: too large for the device";
     if (device && c == OOM_STATE)
         return "the weights, their gradients and the optimizer's state alone: too large for the "
                "device";

@@ -519,6 +519,7 @@ int model_build_head(model_result *m, const run_facts *f, const model_opts *o, c
                  advice_copies_cause(&f->at_oom, f->copies_at_oom, f->oom_requested, cap, m->why,
                                      sizeof m->why))
             m->cause = OOM_COPIES;
+        model_grads_cause(m, f, cap); /* (the weights and their gradients, no micro-batch's) */
         /* a later step's forward failed with the state the first step made (5 % of the card or
          * more): that step's forward fit because it ran before the state existed */
         size_t w = strlen(m->why);

@@ -155,6 +155,11 @@ typedef struct run_facts {
                               * weight's copy freed after use (replay.h) */
     int has_oom_ahead;       /* 1: oom_ahead measured (a first forward cut short, ahead.h) */
     fwd_ahead oom_ahead;     /* the weights it had still to use, its last block's activations */
+    /* oom_weight: the size of the weights (parameter tensors live at the failure, oom_weight_n
+     * of them) the failed request is the size of, as the allocator rounds a block or a segment
+     * (a weight's gradient: report_grads.c); 0 where none is */
+    uint64_t oom_weight;
+    uint32_t oom_weight_n;
 } run_facts;
 
 /* Options from `vramtrace report` flags: config overrides (nanoGPT spelling, key=value),

@@ -27,6 +27,16 @@ uint64_t model_oom_whole_state(const model_result *m, const run_facts *f);
  * step a run that died before its first one never reached, a first step's state cut short. */
 void model_oom_calibrate(model_result *m, const run_facts *f);
 
+/* model_grads_cause: m's OOM, blamed on the micro-batch's tensors (OOM_ACTIVATIONS), came in a
+ * backward where the weights and their gradients were most of the tensors live, and without
+ * every tensor a micro-batch sizes (activations, logits, what the backward kept, inputs,
+ * temporaries, unknown) what was live with the request still exceeds cap (the request a
+ * weight's gradient, f->oom_weight, or the gradients an earlier backward made still to come):
+ * m's cause is OOM_GRADIENTS, its evidence the bytes and what the parameters' gradients alone
+ * still need, 1; else 0, m untouched (a DLRM out of memory making an embedding table's gradient
+ * had been "the tensors of one micro-batch", 0 MiB of them). model_grads.c. */
+int model_grads_cause(model_result *m, const run_facts *f, uint64_t cap);
+
 /* model_kept_whole: m's calibration keeps whole (calib.frozen: the same at any batch, trained by
  * nothing) a frozen model's weights beside the one trained and the copies of the weights or of
  * their state the program made between steps and kept on the device (a checkpoint: f's

@@ -1,0 +1,35 @@
+/* report_grads.c — whether the failed request of an out-of-memory error is the size of a weight
+ * live then (run_facts' oom_weight): a backward making a weight's gradient asks for a block of
+ * that weight's size, which no smaller micro-batch shrinks (a DLRM's embedding table's). */
+#include "report.h"
+
+/* rounded: size as PyTorch's caching allocator asks for it, a block (512 B multiples) or, where
+ * the request was a segment's, that segment (2 MiB for a block of 1 MiB or less, 20 MiB below
+ * 10 MiB, else 2 MiB multiples): the request of an error is the segment's size */
+static int rounded(uint64_t size, uint64_t req)
+{
+    const uint64_t mib = 1048576;
+    uint64_t block = size < 512 ? 512 : (size + 511) / 512 * 512;
+    uint64_t seg = block <= mib       ? 2 * mib
+                   : block < 10 * mib ? 20 * mib
+                                      : (block + 2 * mib - 1) / (2 * mib) * (2 * mib);
+    return req == size || req == block || req == seg;
+}
+
+void report_grads(const replay_result *r, run_facts *f)
+{
+    f->oom_weight = 0, f->oom_weight_n = 0;
+    if (!r->has_oom || !r->tensor_mode || !r->oom_requested)
+        return;
+    const replay_snapshot *s = &r->at_oom;
+    for (size_t i = 0; i < s->n; i++) {
+        const live_item *it = &s->items[i];
+        if (it->category != CAT_PARAMETERS || it->torch_segment || !it->size ||
+            !rounded(it->size, r->oom_requested))
+            continue;
+        if (it->size < f->oom_weight) /* (weights of two sizes: the larger) */
+            continue;
+        f->oom_weight_n = it->size == f->oom_weight ? f->oom_weight_n + 1 : 1;
+        f->oom_weight = it->size;
+    }
+}
