@@ -133,6 +133,12 @@ static void test_grads_cause_earlier(void **state)
     assert_int_equal(model_grads_cause(&m, &f, 1800 * MiB), 1);
     assert_non_null(strstr(m.why, "every gradient an earlier backward made (375.0 MiB) was live"));
     assert_non_null(strstr(m.why, "with the request, is"));
+    /* the optimizer's state (a later step's), named beside them: kept whatever the micro-batch */
+    grads_facts(&f, &m);
+    f.at_oom.bytes[CAT_OPTIMIZER] = 100 * MiB;
+    assert_int_equal(model_grads_cause(&m, &f, 1900 * MiB), 1);
+    assert_non_null(strstr(m.why, "tensors live, the optimizer's state 100.0 MiB, what a micro-"));
+    assert_non_null(strstr(m.why, "with the request, is 1.92 GiB: over the card's 1.86 GiB"));
 }
 
 int main(void)

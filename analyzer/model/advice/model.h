@@ -257,7 +257,7 @@ typedef struct model_result {
     int forward_cut; /* the run stopped at the OOM inside a forward: what it measured is part of one
                       */
     oom_cause cause;
-    char why[640]; /* (a warm-up of T adds its two T: model_seq_cause) */
+    char why[768]; /* (a warm-up of T adds its two T: model_seq_cause; model_grads.c) */
     int expandable_set;
     uint64_t largest_batch;
     /* the cache assumed at largest_batch, and the most with which it still keeps the headroom,

@@ -48,13 +48,20 @@ int model_grads_cause(model_result *m, const run_facts *f, uint64_t cap)
     m->cause = OOM_GRADIENTS;
     char *w = m->why;
     size_t n = sizeof m->why;
-    int k = snprintf(
-        w, n,
-        "the weights (%.1f MiB) and the gradients the backward had made (%.1f MiB) "
-        "were %.0f %% of the %.2f GiB of tensors live, what a micro-batch sizes "
-        "(activations, logits, inputs, the backward's own) %.2f MiB; the %.1f MiB requested is ",
-        mib(p), mib(g), 100.0 * (double)(p + g) / (double)tensors, (double)tensors / 1073741824.0,
-        mib(batch), mib(f->oom_requested));
+    int k = snprintf(w, n,
+                     "the weights (%.1f MiB) and the gradients the backward had made (%.1f MiB) "
+                     "were %.0f %% of the %.2f GiB of tensors live, ",
+                     mib(p), mib(g), 100.0 * (double)(p + g) / (double)tensors,
+                     (double)tensors / 1073741824.0);
+    put(&w, &n, k);
+    if (l->bytes[CAT_OPTIMIZER]) { /* (kept too, whatever the micro-batch) */
+        k = snprintf(w, n, "the optimizer's state %.1f MiB, ", mib(l->bytes[CAT_OPTIMIZER]));
+        put(&w, &n, k);
+    }
+    k = snprintf(w, n,
+                 "what a micro-batch sizes (activations, logits, inputs, the backward's own) "
+                 "%.2f MiB; the %.1f MiB requested is ",
+                 mib(batch), mib(f->oom_requested));
     put(&w, &n, k);
     if (f->oom_weight)
         k = snprintf(w, n, "a weight's gradient (%u weight%s of %.1f MiB, allocator-rounded); ",
