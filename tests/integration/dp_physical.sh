@@ -182,4 +182,26 @@ assert m and int(m.group(1)) >= int(kept), (kept, o["evidence"])
 assert "what its backward made and kept" in o["cause_text"], o["cause_text"]
 PY
 grep -q "what its backward made and kept" kept.txt || fail "kept: the text's cause: $(grep '  cause:' kept.txt)"
+# the DP optimizer's noise, made on the host and copied to the device for each weight
+# (randn(p.size()).to(device), Opacus's add_noise) beside AdamW's state, which stays on the
+# device, is no optimizer state: the first weight's noise, freed after the gradient it replaced,
+# had been taken for state brought back from the host ("8.99 B of state per trainable parameter:
+# 2371600 B of optimizer state" where the program's state is 2109456 B, 8.00 B)
+timeout 300 "$VT" run -q --card 3GiB -o noise.vt -- python3 "$P" --batch-size 64 \
+    --max-physical-batch-size 16 --sigma 1.0 </dev/null >noise.out 2>&1 || fail "noise run failed: $(tail -n 3 noise.out)"
+report_both noise
+python3 - noise.json noise.out noise.txt <<'PY' || fail "see above"
+import json, sys
+r = json.load(open(sys.argv[1]))
+t = next(json.loads(l.split(" ", 1)[1]) for l in open(sys.argv[2]) if l.startswith("VRAMTRACE_TORCH_STATS "))
+assert not t["oom"] and t["steps"] == 2, t  # (the case: it ran through)
+bad, state = [], t["optim_state_bytes"]
+if r["category_peaks"]["optimizer"]["bytes"] != state:
+    bad.append("optimizer peak %d, the program's state %d" % (r["category_peaks"]["optimizer"]["bytes"], state))
+want = "%.2f B of state per trainable parameter: %d B of optimizer state" % (state / t["trainable_params"], state)
+if want not in open(sys.argv[3]).read():
+    bad.append("the text does not say %r: %s" % (want, r["recognized"]["optimizer"]["where"]))
+print("\n".join(bad))
+raise SystemExit(1 if bad else 0)
+PY
 echo "dp_physical: ok (the physical batch is B, the logical batch B·A; T the program's; what-ifs through the physical flag)"

@@ -6,9 +6,12 @@ frozen, no position table; its head's weight is labels x d, after the blocks); e
 through a grad sampler: a custom Function whose backward makes, besides .grad, the PER-SAMPLE
 gradient (B x out x in), kept until the DP optimizer's zero_grad. The DP optimizer clips and sums
 them per physical batch and frees every .grad; only on the last physical batch of a logical batch
-does the wrapped optimizer (AdamW) step. Prints its truth (VRAMTRACE_TORCH_STATS): the logical
+does the wrapped optimizer (AdamW) step. With --sigma above 0 each weight's noise is made on the
+host and copied to the device (randn(p.size()).to(device), as Opacus's add_noise), beside the sum
+it is added to, and freed. Prints its truth (VRAMTRACE_TORCH_STATS): the logical
 and physical batches, the physical batches per optimizer step, T, the optimizer steps and the
-backward passes, the per-sample gradients' bytes (and those alive at an out-of-memory error).
+backward passes, the per-sample gradients' bytes (and those alive at an out-of-memory error), the
+optimizer's state bytes.
 Used by tests/integration/dp_physical.sh."""
 import argparse
 import os
@@ -19,7 +22,7 @@ import simtorch as torch  # noqa: E402
 import simtorch.nn as nn  # noqa: E402
 import simtorch.nn.functional as F  # noqa: E402
 from simtorch.autograd import Function  # noqa: E402
-from sim_truth import finish, record_oom, tensor_bytes  # noqa: E402
+from sim_truth import finish, record_oom, state_tensors, tensor_bytes  # noqa: E402
 
 GRAD_SAMPLE = {}  # p.grad_sample in Opacus (simtorch's Parameter has __slots__)
 
@@ -82,6 +85,7 @@ def main():
     ap.add_argument("--max-physical-batch-size", type=int, default=16)
     ap.add_argument("--max-sequence-length", type=int, default=64)
     ap.add_argument("--steps", type=int, default=2)
+    ap.add_argument("--sigma", type=float, default=0.0)
     a = ap.parse_args()
     P, T = a.max_physical_batch_size, a.max_sequence_length
     n_phys = -(-a.batch_size // P)
@@ -113,9 +117,15 @@ def main():
                     summed[id(p)] = s if id(p) not in summed else summed[id(p)] + s
                 if i == n_phys - 1:  # the last physical batch: the wrapped optimizer's step
                     for p in trainable:
-                        p.grad = summed.pop(id(p)) / a.batch_size
+                        if a.sigma > 0:  # DPOptimizer.add_noise: the noise copied from the host
+                            noise = torch.randn(*p.size()).to("cuda")
+                            p.grad = (summed.pop(id(p)) + noise) / a.batch_size
+                            del noise
+                        else:
+                            p.grad = summed.pop(id(p)) / a.batch_size
                     opt.step()
                     truth["steps"] += 1
+                    truth["optim_state_bytes"] = tensor_bytes(state_tensors(opt))
                 for p in trainable:  # zero_grad: .grad and grad_sample freed
                     GRAD_SAMPLE[id(p)] = None
                     p.grad = None

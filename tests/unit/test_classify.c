@@ -82,6 +82,26 @@ static void test_optimizer(void **st)
     assert_int_equal(cat_of(tensor(PHASE_OPTIMIZER, PHASE_OPTIMIZER, 2, 2)), CAT_TEMPORARIES);
 }
 
+/* a weight-sized copy from the host after a backward, freed once the step after it began, before
+ * the next backward: the optimizer's state brought back for the step where the run's state had
+ * left the device between steps; where it never had (Adam's state stays on the device), it is no
+ * state (an Opacus step's noise, randn(p.size()).to(device), freed after the gradient it replaced
+ * had been 1 MiB of "state") */
+static void test_state_back(void **st)
+{
+    (void)st;
+    classify_input in = tensor(PHASE_FORWARD, PHASE_OPTIMIZER, 1, 1);
+    in.param_sized = 1, in.input = 1, in.iter_alloc = 1, in.iter_free = 2, in.outlived_step = 1;
+    in.state_left = 1;
+    int rule;
+    assert_int_equal(classify(&in, &rule), CAT_OPTIMIZER);
+    assert_string_equal(classify_rule_name(rule), "state_back");
+    in.state_left = 0;
+    assert_int_not_equal(classify(&in, &rule), CAT_OPTIMIZER);
+    in.state_left = 1, in.iter_free = 1; /* (freed before the step began: no state) */
+    assert_int_not_equal(classify(&in, &rule), CAT_OPTIMIZER);
+}
+
 static void test_backward(void **st)
 {
     (void)st;
@@ -366,10 +386,14 @@ static category every_end(uint32_t key, unsigned now)
     in.attention = key >> 17 & 1, in.input = key >> 18 & 1, in.bwd_alloc = key >> 19 & 1;
     unsigned kind = key >> 24 & 3;
     in.own_cast = kind != 0, in.cast_output = kind == 2, in.cast_grads = kind == 3;
+    int sl_fixed = key >> 26 & 1; /* (the run's state_left: 0 may still become 1) */
     uint32_t it0 = (now & CLS_ITER_PASSED) != 0, bw0 = in.bwd_alloc + ((now & CLS_BWD_PASSED) != 0);
     category cat = CAT_COUNT;
     int first = 1;
-    for (unsigned v = 0; v < 32; v++) { /* tensor mode, the three sizes' bits, alive or freed */
+    for (unsigned v = 0; v < 64; v++) { /* tensor mode, the sizes' bits, alive or freed, state */
+        if (sl_fixed && !(v & 32))
+            continue;
+        in.state_left = (v & 32) != 0;
         int tm = (now & CLS_TM_SET) || (key >> 7 & 1) ? (int)(key >> 7 & 1) : (int)(v & 1);
         in.tensor_mode = tm;
         in.param_sized = key >> 20 & 1 ? (int)(v >> 1 & 1) : (int)(key >> 14 & 1);
@@ -415,18 +439,18 @@ static void test_settled_is_every_end(void **st)
     /* roles: none, the loss's, an attention kernel's, the program's own cast (a batch's, the
      * forward's output's, the backward's gradients'); sizes: none, a parameter's, a parameter's
      * still to come, logits still to come */
-    static const unsigned roles[] = {0, 1u << 12, 1u << 17, 1u << 24, 2u << 24, 3u << 24},
+    static const unsigned roles[] = {0, 1u << 12, 1u << 17, 1u << 18, 1u << 24, 2u << 24, 3u << 24},
                           sizes[] = {0, 1u << 14, 1u << 20, 1u << 21 | 1u << 22};
     for (unsigned ph = 0; ph < PHASE_COUNT; ph++)
         for (unsigned ten = 0; ten < 2; ten++)
-            for (unsigned tm = 0; tm < 2; tm++)
+            for (unsigned tm = 0; tm < 4; tm++) /* (tensor mode; 2: the run's state_left) */
                 for (unsigned bwd = 0; bwd < 2; bwd++)
                     for (unsigned end = 0; end < 2; end++)
                         for (size_t ro = 0; ro < sizeof roles / sizeof *roles; ro++)
                             for (size_t sz = 0; sz < sizeof sizes / sizeof *sizes; sz++) {
-                                uint32_t key = VT_SPACE_DEVICE | 1u << 4 | ten << 6 | tm << 7 |
-                                               ph << 8 | roles[ro] | sizes[sz] | bwd << 19 |
-                                               end << 23;
+                                uint32_t key = VT_SPACE_DEVICE | 1u << 4 | ten << 6 |
+                                               (tm & 1) << 7 | (tm >> 1) << 26 | ph << 8 |
+                                               roles[ro] | sizes[sz] | bwd << 19 | end << 23;
                                 for (unsigned now = 0; now < 32; now++) {
                                     category want = every_end(key, now);
                                     category got = classify_settled(key, now, &m);
@@ -447,6 +471,7 @@ int main(void)
         cmocka_unit_test(test_fixed_spaces),
         cmocka_unit_test(test_parameters_inputs),
         cmocka_unit_test(test_optimizer),
+        cmocka_unit_test(test_state_back),
         cmocka_unit_test(test_backward),
         cmocka_unit_test(test_forward),
         cmocka_unit_test(test_autocast),

@@ -25,11 +25,12 @@ static uint32_t key_by_fields(const state *s, const livemap_entry *e)
     unsigned bits = replay_size_bits(s, e->size), half = bits & 1, copy = bits >> 1 & 1;
     unsigned to_copy = (f & EF_TO_COPY) != 0 && tensor_api;
     return classify_settle_bits(
-        e->space, reader_api_layer(e->api), tensor_api, tm, ph, (f & EF_LOSS) != 0 && !cast,
-        to_copy & copy, half, bits >> 2 & 1, (f & EF_WORKSPACE) != 0 && !cast,
-        (f & EF_ATTENTION) != 0 && !cast, (f & EF_INPUT) != 0 && !grad, e->bwd != 0, unsized,
-        unsized & to_copy, unsized & !half & !copy, !replay_provisional((int)ph, (int)tensor_api),
-        cast ? 1 + out + grad : 0);
+               e->space, reader_api_layer(e->api), tensor_api, tm, ph, (f & EF_LOSS) != 0 && !cast,
+               to_copy & copy, half, bits >> 2 & 1, (f & EF_WORKSPACE) != 0 && !cast,
+               (f & EF_ATTENTION) != 0 && !cast, (f & EF_INPUT) != 0 && !grad, e->bwd != 0, unsized,
+               unsized & to_copy, unsized & !half & !copy,
+               !replay_provisional((int)ph, (int)tensor_api), cast ? 1 + out + grad : 0) |
+           (uint32_t)(s->r->state_left != 0) << 26;
 }
 
 /* api_of_layer: an API id of that layer (an entry's layer is its API's), 256 when none is */
@@ -62,7 +63,7 @@ static void test_key_is_the_fields(void **st)
     for (unsigned bits = 0; bits < 8; bits++) {
         m->bits = (uint8_t)bits; /* what the size says: 1 a parameter's, 2 half, 4 logits */
         for (int vd = 0; vd < 2; vd++)
-            for (int tm = 0; tm < 2; tm++)
+            for (int tm = 0; tm < 4; tm++) /* (tensor mode; 2: the run's state_left) */
                 for (unsigned fs = 0; fs < 32; fs++)
                     for (unsigned ph = 0; ph < PHASE_COUNT; ph++)
                         for (size_t sp = 0; sp < sizeof spaces / sizeof *spaces; sp++)
@@ -71,7 +72,8 @@ static void test_key_is_the_fields(void **st)
                                     for (uint32_t bwd = 0; bwd < 2; bwd++) {
                                         if (api_of_layer(layer) > 255)
                                             continue;
-                                        s.vocab_done = vd, r.tensor_mode = tm;
+                                        s.vocab_done = vd, r.tensor_mode = tm & 1;
+                                        r.state_left = tm >> 1;
                                         livemap_entry e;
                                         memset(&e, 0, sizeof e);
                                         e.size = size, e.space = (uint8_t)spaces[sp];
@@ -117,6 +119,14 @@ static void test_memo_tells_layers(void **st)
         assert_int_equal(replay_cats_key_memo(s, &e), replay_cats_key(s, &e));
         layers++;
     }
+    /* and the run's state_left: the same entry's key once it is set is not the memo's of before */
+    livemap_entry e;
+    memset(&e, 0, sizeof e);
+    e.size = 4096, e.space = 1, e.level = L_TENSOR, e.phase = 1, e.bwd = 1;
+    uint32_t before = replay_cats_key_memo(s, &e);
+    r.state_left = 1;
+    assert_int_equal(replay_cats_key_memo(s, &e), replay_cats_key(s, &e));
+    assert_int_not_equal(replay_cats_key_memo(s, &e), before);
     assert_true(layers >= 2);
     free(s->szm);
     free(s);

@@ -82,9 +82,12 @@ static int r_state_back(const classify_input *in)
     /* a weight's size, copied onto the device after a backward and freed once the optimizer
      * step after it began, before the next backward: state the program keeps on the host
      * between steps (AdamW's moments have the weights' sizes), brought back for the step (a
-     * batch lives through its backward) */
+     * batch lives through its backward), in a run whose state had left the device between
+     * steps before (an Opacus step's noise, randn(p.size()).to(device) for each weight, whose
+     * first was freed after the gradient its step replaced, had been 1 MiB of "state" beside
+     * Adam's, which stays on the device) */
     return host_copy(in) && in->param_sized && in->phase_alloc == PHASE_FORWARD &&
-           freed_before_backward(in) && in->iter_free > in->iter_alloc;
+           freed_before_backward(in) && in->iter_free > in->iter_alloc && in->state_left;
 }
 /* own_cast: the program's own dtype cast of a tensor on the device, outside a module (x.float(),
  * .to(dtype)), in the loop (before the first forward it is made as init's: master weights are
@@ -284,7 +287,8 @@ static int r_other(const classify_input *in)
       "past a step (a checkpoint of the weights or of the optimizer's state): held as weights")    \
     X(state_back, r_state_back, OPTIMIZER,                                                         \
       "a weight-sized copy the program made on the device after a backward, freed after the "      \
-      "optimizer step that followed: optimizer state kept on the host between steps")              \
+      "optimizer step that followed, in a run whose optimizer state had left the device between "  \
+      "steps: optimizer state kept on the host between steps")                                     \
     X(cast_gradients, r_cast_grads, GRADIENTS,                                                     \
       "the program's own dtype cast of a weight's size, made after a backward and freed by the "   \
       "optimizer step that followed, before the next backward: gradients cast for the step")       \

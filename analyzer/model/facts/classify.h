@@ -42,6 +42,8 @@ typedef struct classify_input {
     int outlived_step; /* 1: freed after a gradient freed after it (past its optimizer step) */
     int frozen_oom;    /* 1: alive at, or freed by, an out-of-memory error in a first forward that
                         * kept nothing for a backward (replay.h's oom_frozen_forward) */
+    int state_left;    /* 1: the run had moved its optimizer's state off the device between steps
+                        * (replay.h's state_left: a run-level fact, from 0 to 1 at most) */
 } classify_input;
 
 /* classify: the category of the first rule that matches (never fails: UNKNOWN last).
@@ -57,7 +59,8 @@ category classify(const classify_input *in, int *rule_out);
 
 /* classify_settle_key: an allocation's features (in: its fields but the end's) and what may still
  * change of them (param_sized, weight_copy, vocab_sized may still become 1; end_counts: its being
- * alive at the end is an end to settle, 0: the caller's business), as 26 bits. */
+ * alive at the end is an end to settle, 0: the caller's business; state_left 0 may still become
+ * 1: the run's), as 27 bits: classify_settle_bits, and state_left at bit 26. */
 uint32_t classify_settle_key(const classify_input *in, int param_may, int weight_copy_may,
                              int vocab_may, int end_counts);
 /* classify_settle_bits: the same from the fields themselves (flags 0 / 1; no struct to fill):

@@ -13,21 +13,23 @@
 
 /* The settle key (classify_settle_bits): iter_alloc is 0 and bwd_alloc 0 or 1 in it (rules compare
  * the counters only with each other and 0). */
-#define KEY_BITS 26
+#define KEY_BITS 27
 
 uint32_t classify_settle_key(const classify_input *in, int param_may, int weight_copy_may,
                              int vocab_may, int end_counts)
 {
-    return classify_settle_bits(
+    uint32_t key = classify_settle_bits(
         (unsigned)in->space, (unsigned)in->layer, in->tensor_api != 0, in->tensor_mode != 0,
         (unsigned)in->phase_alloc, in->loss_site != 0, in->weight_copy != 0, in->param_sized != 0,
         in->vocab_sized != 0, in->workspace != 0, in->attention != 0, in->input != 0,
         in->bwd_alloc > 0, param_may != 0, weight_copy_may != 0, vocab_may != 0, end_counts != 0,
         in->own_cast ? 1u + (in->cast_output != 0) + 2u * (in->cast_grads != 0) : 0u);
+    return key | (uint32_t)(in->state_left != 0) << 26; /* (the run's) */
 }
 
-/* settle: classify() over every end an allocation of key can still have, now. */
-static category settle(uint32_t key, unsigned now)
+/* settle_at: classify() over every end an allocation of key can still have, now, the run's
+ * state_left as key says */
+static category settle_at(uint32_t key, unsigned now)
 {
     classify_input in;
     memset(&in, 0, sizeof in);
@@ -42,6 +44,7 @@ static category settle(uint32_t key, unsigned now)
     int end_counts = key >> 23 & 1;
     unsigned kind = key >> 24 & 3; /* (classify_settle_bits) */
     in.own_cast = kind != 0, in.cast_output = kind == 2, in.cast_grads = kind == 3;
+    in.state_left = key >> 26 & 1;
     uint32_t iter = (now & CLS_ITER_PASSED) != 0;
     uint32_t bwd = in.bwd_alloc + ((now & CLS_BWD_PASSED) != 0);
     /* the ends told apart: a counter already past its allocation's is past it at either value
@@ -99,7 +102,14 @@ static category settle(uint32_t key, unsigned now)
 
 /* the settle key names every field classify() reads but the ones a lifetime's end sets: a new
  * field of classify_input belongs in it (or among those settle() walks) */
-_Static_assert(sizeof(classify_input) == 100, "classify_input changed: update the settle key");
+_Static_assert(sizeof(classify_input) == 104, "classify_input changed: update the settle key");
+
+/* settle: settle_at where the run's state_left is 1, else at both (0 may still become 1) */
+static category settle(uint32_t key, unsigned now)
+{
+    category c = settle_at(key, now);
+    return key >> 26 & 1 || c == settle_at(key | 1u << 26, now) ? c : CAT_COUNT;
+}
 
 /* classify_settled_slow: classify_settled's answer not yet in m: worked out and kept. */
 category classify_settled_slow(uint32_t key, unsigned now, classify_memo *m)
@@ -160,7 +170,8 @@ category classify_settled_slow(uint32_t key, unsigned now, classify_memo *m)
     X(cut_by_oom, 1)                                                                               \
     X(freed_at_end, 1)                                                                             \
     X(outlived_step, 1)                                                                            \
-    X(frozen_oom, 1)
+    X(frozen_oom, 1)                                                                               \
+    X(state_left, 1)
 /* clang-format on */
 #define PACKED_ONE(f, bits) +1
 _Static_assert(sizeof(classify_input) == (0 PACKED(PACKED_ONE)) * 4, "every field packed");

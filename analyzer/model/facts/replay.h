@@ -139,6 +139,9 @@ typedef struct replay_result {
     /* category_peaks: each category's largest live bytes over the whole run and when
      * (tensor mode; has_cat_peaks = 0 when not computed) */
     int has_cat_peaks;
+    /* optimizer state (made in a step, kept past it) was freed before the next backward began:
+     * the program keeps its state off the device between steps (classify_input.state_left) */
+    int state_left;
     const char *cat_peaks_lost; /* tensor mode, but not computed: why (a static string) */
     uint64_t cat_peak[CAT_COUNT], cat_peak_ns[CAT_COUNT];
     uint64_t cat_window; /* the records the sweep's window grew to hold (a power of two; 0: none) */

@@ -85,6 +85,7 @@ static classify_input input_core(const state *s, const replay_result *r, uint64_
     memset(&in, 0, sizeof in);
     in.space = space, in.layer = layer, in.tensor_api = tensor_api;
     in.tensor_mode = r->tensor_mode, in.phase_alloc = phase_alloc, in.loss_site = loss_site;
+    in.state_left = r->state_left != 0;
     in.weight_copy = to_copy && tensor_api && *copy;
     in.param_sized = half;
     in.vocab_sized = vocab;

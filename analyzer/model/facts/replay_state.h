@@ -122,8 +122,7 @@ typedef struct state {
      * of most allocations), NULL once it stopped (a segment-mode run after its first events) */
     struct size_memo *szm_ahead;
     uint32_t sizes_gen;
-    /* settle keys by all they are made of (replay_cats_key_memo): the few kinds of allocation a
-     * run makes */
+    /* settle keys by what they are made of (replay_cats_key_memo): a run's few allocation kinds */
     struct key_memo {
         uint64_t tag; /* 0: empty */
         uint32_t key;
@@ -412,8 +411,7 @@ static inline void replay_item_end(live_item *it, const replay_end *x)
     it->outlived_step = x->outlived_step;
 }
 live_item replay_item_ended(const livemap_entry *e, const replay_end *x);
-/* replay_item_ended_at: the same made in *it (a snapshot's kept items: no copy of it through
- * the stack) */
+/* replay_item_ended_at: the same made in *it (a snapshot's kept items: not copied on the stack) */
 void replay_item_ended_at(live_item *it, const livemap_entry *e, const replay_end *x);
 classify_input replay_input(const state *s, const replay_result *r, const live_item *it);
 /* replay_item_key: all replay_input(s, s->r, it) gives classify but what the run adds alike to
@@ -446,14 +444,14 @@ static inline int replay_provisional(int phase_alloc, int tensor_api)
 }
 /* replay_cats_key: e's settle key, from its features and the run's sizes now: the bits of
  * classify_settle_bits, packed here with fields that lie side by side taken together (the flags
- * loss_site, workspace, attention and input, less EF_CAST's pair; param_sized and vocab_sized):
- * about 15 instructions a key fewer than its eighteen arguments took */
+ * loss_site, workspace, attention and input, less EF_CAST's pair; param_sized and vocab_sized;
+ * the cast's kind with state_left above it): about 15 instructions fewer than its arguments took */
 static inline __attribute__((always_inline)) uint32_t replay_cats_key(const state *s,
                                                                       const livemap_entry *e)
 {
     unsigned f = e->flags, ph = e->phase, lv = e->level, tm = s->r->tensor_mode != 0;
     unsigned cast = (f & EF_CAST) == EF_CAST, ws = cast & (f / EF_WORKSPACE & 1); /* _OUT, _GRAD */
-    unsigned gr = ws & (f / EF_INPUT & 1), kind = cast + ws + gr; /* (classify_settle_bits') */
+    unsigned gr = ws & (f / EF_INPUT & 1), kind = cast + ws + gr + 4 * (s->r->state_left != 0);
     f ^= cast * EF_CAST | ws * EF_WORKSPACE | gr * EF_INPUT;
     unsigned tensor_api = (lv == L_TENSOR) | (lv == L_INNER), unsized = !s->vocab_done;
     unsigned bits = replay_size_bits(s, e->size), half = bits & 1, copy = bits >> 1 & 1;
@@ -490,7 +488,7 @@ static inline __attribute__((always_inline)) uint32_t replay_cats_key_memo(state
                                                     * _ATTENTION, _INPUT; the api: its layer */
     uint64_t tag = (w & fields) | (uint64_t)(e->bwd != 0) << 56 |
                    (uint64_t)(s->r->tensor_mode != 0) << 57 | (uint64_t)!s->vocab_done << 58 |
-                   (uint64_t)replay_size_bits(s, e->size) << 59 | 1ull << 63;
+                   (uint64_t)replay_size_bits(s, e->size) << 59 | (2ull + !!s->r->state_left) << 62;
     struct key_memo *k = &s->kmemo[(tag * 0x9e3779b97f4a7c15ull) >> 58];
     if (k->tag == tag)
         return k->key;
@@ -533,7 +531,8 @@ static inline __attribute__((always_inline)) void
 replay_cats_free_settled(state *s, livemap_entry *e, uint64_t t, const int tl)
 {
     catpeaks *cp = &s->peaks;
-    if (s->cats_on && e->code && !cp->lost && cp->tail - cp->head < cp->cap) {
+    if (s->cats_on && e->code && !cp->lost && cp->tail - cp->head < cp->cap &&
+        (e->code & 0x8f) != CATPEAKS_CODE(CATPEAKS_PLAIN, CAT_OPTIMIZER)) { /* (state: rare) */
         if (cp->head == cp->tail && replay_cats_free_swept(s, e, t))
             return;
         catpeaks_add_tl(cp, s->event, t, e->size, s->joining, livemap_number(&s->live, e), e->code,
