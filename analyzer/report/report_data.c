@@ -35,4 +35,8 @@ void report_data(replay_result *r, run_facts *f)
                   evalsrc_data_made(&r->eval_src, r->t, r->oom_stack);
     f->oom_own = r->has_oom && r->oom_stack && r->oom_phase == PHASE_INIT && !f->oom_data &&
                  own_input(r, r->oom_stack);
+    f->oom_data_names[0] = '\0';
+    if (f->oom_data)
+        evalsrc_data_reaching(&r->eval_src, r->t, r->oom_stack, f->oom_data_names,
+                              sizeof f->oom_data_names);
 }

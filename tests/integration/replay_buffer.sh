@@ -106,6 +106,29 @@ want = "--buffer-size (%d, %s) sizes the data" % (t["buffer_size"], how)
 assert want in j["advice_note"], (want, j["advice_note"])
 PY
 done
+# ... and only where the recorded script passes the flag's value to what makes the data: a
+# training set kept whole on the device (tests/python/device_cache.py), sized by the script's
+# constants, out of memory making it, names no flag, though --batch-size 32, which its class is
+# told, divides its bytes (any flag whose value divided them had been named: "--batch-size (32,
+# on the command line) sizes the data: the 1.43 GiB of it live is 32 × 48000000 B, a multiple of
+# no larger value of the program's flags"); nor, without it, its default 128 beside --epochs 2
+timeout 300 "$VT" run -q --card 2GiB -o cache.vt -- python3 "$ROOT/tests/python/device_cache.py" \
+    --batch-size 32 --epochs 2 </dev/null >cache.out 2>&1
+timeout 300 "$VT" run -q --card 2GiB -o cache2.vt -- python3 "$ROOT/tests/python/device_cache.py" \
+    --epochs 2 </dev/null >cache2.out 2>&1
+for r in cache cache2; do
+    report_both $r
+    python3 - $r.json $r.out <<'PY' || fail "$r: $(grep '^advice' $r.txt)"
+import json, sys
+j = json.load(open(sys.argv[1]))
+t = next(json.loads(l.split(" ", 1)[1]) for l in open(sys.argv[2]) if l.startswith("VRAMTRACE_TORCH_STATS "))
+# (the case: out of memory making the sets, the batch a divisor of the training set's bytes)
+assert t["oom"] and t["oom_phase"] == "cache" and t["n_train"] * 3 * 32 * 32 % t["batch_size"] == 0, t
+assert j["oom"]["cause"] == "data_too_large", j["oom"]
+assert ") sizes the data" not in j["advice_note"], j["advice_note"]
+assert "what sizes the data (a buffer's length, a dataset's) is the program's" in j["advice_note"], j["advice_note"]
+PY
+done
 # the target network's weights (the program's target_bytes, 6.4 MiB) that take no gradient, said
 # in a unit that shows them (they had been "beside them 0.00 GiB of weights take no gradient"),
 # in the text, the HTML and predict --from

@@ -97,11 +97,75 @@ static void test_not_data(void **state)
     assert_false(on(15)); /* the module's own lines make a weight */
 }
 
+/* what reaches the storage a line makes: the names it reads, and the arguments of the call of its
+ * function (a class's constructor for its __init__) passed as a parameter it reads */
+static const char k_reach[] =
+    "class Buf:\n"                                                          /* 1 */
+    "    def __init__(self, size, device, batch_size=32):\n"                /* 2 */
+    "        self.obs = torch.zeros(size, 4, 84, 84, device=device)\n"      /* 3 */
+    "        self.n = batch_size\n"                                         /* 4 */
+    "class Loader:\n"                                                       /* 5 */
+    "    def __init__(self, data, *, batch_size):\n"                        /* 6 */
+    "        self.x = torch.zeros(N_TRAIN, 3, 32, 32, device='cuda')\n"     /* 7 */
+    "def fill(k, n):\n"                                                     /* 8 */
+    "    return torch.zeros(n * 2, device='cuda')\n"                        /* 9 */
+    "def main(args):\n"                                                     /* 10 */
+    "    rb = Buf(args.buffer_size, 'cuda', batch_size=args.batch_size)\n"  /* 11 */
+    "    ld = Loader(ds, batch_size=args.batch_size)\n"                     /* 12 */
+    "    z = fill(args.batch_size,\n"                                       /* 13 */
+    "             n=args.frames)\n"                                         /* 14 */
+    "    y = torch.zeros(args.rows, 3, device='cuda')  # args.batch_size\n" /* 15 */
+    "    w = fill(n=args.frames, k=args.batch_size)\n"                      /* 16 */
+    "    v = Buf(args.rows, 'cuda', args.batch_size)\n";                    /* 17 */
+
+static int reaches(const char *out, const char *name)
+{
+    char w[64];
+    snprintf(w, sizeof w, " %s ", name);
+    return strstr(out, w) != NULL;
+}
+
+static void test_reaching(void **state)
+{
+    (void)state;
+    char out[256];
+    size_t n = strlen(k_reach);
+    /* the buffer's size through its constructor's first argument; its batch_size argument is a
+     * parameter the line does not read */
+    assert_true(datasrc_reaching(k_reach, n, 3, "Buf.__init__", 11, out, sizeof out) > 0);
+    assert_true(reaches(out, "size") && reaches(out, "buffer_size") && reaches(out, "args"));
+    assert_false(reaches(out, "batch_size"));
+    /* a loader's batch_size, passed to the class that makes the data, sizes nothing of it */
+    assert_true(datasrc_reaching(k_reach, n, 7, "Loader.__init__", 12, out, sizeof out) > 0);
+    assert_true(reaches(out, "N_TRAIN"));
+    assert_false(reaches(out, "batch_size"));
+    /* a function's parameters by place and by keyword, the call over two lines */
+    assert_true(datasrc_reaching(k_reach, n, 9, "fill", 14, out, sizeof out) > 0);
+    assert_true(reaches(out, "frames"));
+    assert_false(reaches(out, "batch_size"));
+    /* the line itself reads the flag (a comment says nothing); no call asked for */
+    assert_true(datasrc_reaching(k_reach, n, 15, "main", 0, out, sizeof out) > 0);
+    assert_true(reaches(out, "rows"));
+    assert_false(reaches(out, "batch_size"));
+    /* keywords by their names, not their places; a method's places after self */
+    assert_true(datasrc_reaching(k_reach, n, 9, "fill", 16, out, sizeof out) > 0);
+    assert_true(reaches(out, "frames"));
+    assert_false(reaches(out, "batch_size"));
+    assert_true(datasrc_reaching(k_reach, n, 3, "Buf.__init__", 17, out, sizeof out) > 0);
+    assert_true(reaches(out, "rows"));
+    assert_false(reaches(out, "batch_size"));
+    /* a call that is not the line's function's: its own names alone */
+    assert_true(datasrc_reaching(k_reach, n, 3, "Other.__init__", 11, out, sizeof out) > 0);
+    assert_false(reaches(out, "buffer_size"));
+    assert_int_equal(datasrc_reaching(k_reach, n, 99, "main", 0, out, sizeof out), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dqn),
         cmocka_unit_test(test_not_data),
+        cmocka_unit_test(test_reaching),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

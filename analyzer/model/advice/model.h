@@ -107,6 +107,10 @@ typedef struct run_facts {
      * program's own line (stack_facts.input: random values drawn onto the device, a copy onto
      * it) outside a module's construction, and not such data: no weight, no forward's tensor */
     int oom_own;
+    /* the names whose values reach the data the failing call made, in the recorded script
+     * (evalsrc_data_reaching: " args buffer_size size "), "" none known: a flag sizes it only
+     * where its name is among them */
+    char oom_data_names[256];
     const char *ema_words;  /* "EMAModel (diffusers)", "" for none */
     int grad_scaler;        /* 1: an enabled GradScaler allocated (scale / unscale): fp16 */
     int casts_visible;      /* 1: autocast's copies of weights could be seen: a stack reached an

@@ -248,8 +248,8 @@ int model_data_oom(model_result *m, const run_facts *f)
     long long n = model_data_flag(&m->cfg, f, &f->data_at_oom, 1, flag, sizeof flag, &dflt);
     if (n)
         snprintf(sized, sizeof sized,
-                 "%s (%lld, %s) sizes the data: the %.2f GiB of it live is %lld × %llu B, a "
-                 "multiple of no larger value of the program's flags",
+                 "%s (%lld, %s) sizes the data: the recorded script passes its value to the line "
+                 "that made it, and the %.2f GiB of it live is %lld × %llu B",
                  flag, n, dflt ? "the script's default" : "on the command line",
                  (double)f->data_at_oom / gib, n,
                  (unsigned long long)(f->data_at_oom / (uint64_t)n));

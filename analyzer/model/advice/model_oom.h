@@ -51,10 +51,11 @@ void model_kept_whole(model_result *m, const run_facts *f);
 int model_data_oom(model_result *m, const run_facts *f);
 
 /* model_data_flag: the flag whose integer value (2 or more) each nonzero b[0..nb) is a multiple
- * of, the largest such: the command line's ("--buffer-size 240000"), else a default of the
- * recorded script's that the command line does not give (*from_default 1); its name into name
- * (len bytes) and its value, 0 when none (name ""). What sizes a replay buffer: N entries of a
- * fixed size. */
+ * of and whose value the recorded script passes to what made the data (its dest among
+ * f->oom_data_names), the largest such: the command line's ("--buffer-size 240000"), else a
+ * default of the recorded script's that the command line does not give (*from_default 1); its
+ * name into name (len bytes) and its value, 0 when none (name ""). What sizes a replay buffer: N
+ * entries of a fixed size. */
 long long model_data_flag(const nano_config *c, const run_facts *f, const uint64_t *b, int nb,
                           char *name, size_t len, int *from_default);
 

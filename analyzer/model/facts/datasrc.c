@@ -114,3 +114,206 @@ out:
     free(c);
     return set;
 }
+
+/* ---- what reaches the storage a line made --------------------------------------------------- */
+
+static int name_start(char ch)
+{
+    return ch == '_' || ((ch | 32) >= 'a' && (ch | 32) <= 'z');
+}
+
+static int name_byte(char ch)
+{
+    return name_start(ch) || (ch >= '0' && ch <= '9');
+}
+
+/* line_at: the logical line of L (nl of them) holding physical line ln, -1 none */
+static long line_at(const lline *L, long nl, uint32_t ln)
+{
+    for (long i = 0; i < nl; i++)
+        if (L[i].first <= ln && ln <= L[i].last)
+            return i;
+    return -1;
+}
+
+/* has_name: [a, b) of c reads the name w (wn bytes) whole */
+static int has_name(const char *c, size_t a, size_t b, const char *w, size_t wn)
+{
+    for (size_t i = a; i + wn <= b; i++)
+        if (!memcmp(c + i, w, wn) && (i == a || !name_byte(c[i - 1])) &&
+            (i + wn == b || !name_byte(c[i + wn])))
+            return 1;
+    return 0;
+}
+
+/* put_names: each name [a, b) of c reads (a number's letters are none), between spaces into out */
+static int put_names(const char *c, size_t a, size_t b, char *out, size_t n, size_t *at)
+{
+    int k = 0;
+    for (size_t i = a; i < b;) {
+        if (!name_byte(c[i])) {
+            i++;
+            continue;
+        }
+        size_t j = i;
+        while (j < b && name_byte(c[j]))
+            j++;
+        if (name_start(c[i]) && *at + (j - i) + 2 < n) {
+            if (!*at)
+                out[(*at)++] = ' ';
+            memcpy(out + *at, c + i, j - i);
+            *at += j - i;
+            out[(*at)++] = ' ';
+            out[*at] = '\0';
+            k++;
+        }
+        i = j;
+    }
+    return k;
+}
+
+/* close_of: the index of the bracket closing the one at c[o], b when none before b */
+static size_t close_of(const char *c, size_t o, size_t b)
+{
+    int depth = 0;
+    for (size_t i = o; i < b; i++) {
+        depth += c[i] == '(' || c[i] == '[' || c[i] == '{';
+        depth -= c[i] == ')' || c[i] == ']' || c[i] == '}';
+        if (!depth)
+            return i;
+    }
+    return b;
+}
+
+/* next_arg: the end of the argument that starts at i (a comma at depth 0, or e) */
+static size_t next_arg(const char *c, size_t i, size_t e)
+{
+    int depth = 0;
+    for (; i < e; i++) {
+        depth += c[i] == '(' || c[i] == '[' || c[i] == '{';
+        depth -= c[i] == ')' || c[i] == ']' || c[i] == '}';
+        if (!depth && c[i] == ',')
+            break;
+    }
+    return i;
+}
+
+static size_t skip_blank(const char *c, size_t i, size_t e)
+{
+    while (i < e && (c[i] == ' ' || c[i] == '\t' || c[i] == '\n' || c[i] == '\\'))
+        i++;
+    return i;
+}
+
+#define DATASRC_PARAMS 16
+
+int datasrc_reaching(const char *src, size_t len, uint32_t line, const char *fn, uint32_t call_line,
+                     char *out, size_t n)
+{
+    char *c = pysrc_clean(src, len);
+    lline *L = NULL;
+    long nl = c ? pysrc_lines(c, len, &L) : -1, i0 = nl > 0 ? line_at(L, nl, line) : -1;
+    size_t at = 0;
+    int k = 0;
+    if (n)
+        out[0] = '\0';
+    if (i0 < 0 || !n)
+        goto out;
+    k = put_names(c, L[i0].a, L[i0].b, out, n, &at);
+    /* the function holding the line: its def's parameters (self / cls of a method left out) */
+    const char *dot = fn ? strrchr(fn, '.') : NULL, *fname = dot ? dot + 1 : fn;
+    long kc = call_line && fname && *fname ? line_at(L, nl, call_line) : -1;
+    if (kc < 0)
+        goto out;
+    long d = -1;
+    int ind = L[i0].indent;
+    size_t fl = strlen(fname);
+    for (long j = i0 - 1; j >= 0 && d < 0; j--) {
+        if (L[j].indent >= ind)
+            continue;
+        ind = L[j].indent;
+        int h = header(c, &L[j]);
+        if (!h)
+            continue;
+        const char *p = c + L[j].a + (c[L[j].a] == 'a' ? 6 : 0) + 4; /* ("async def", "def") */
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (h != 'd' || strncmp(p, fname, fl) || name_byte(p[fl]))
+            break; /* (another function or a class holds it) */
+        d = j;
+    }
+    if (d < 0)
+        goto out;
+    char par[DATASRC_PARAMS][48];
+    int np = 0, npos = DATASRC_PARAMS; /* (positional ones: those before a * or **) */
+    const char *po = memchr(c + L[d].a, '(', L[d].b - L[d].a);
+    if (!po)
+        goto out;
+    size_t pe = close_of(c, (size_t)(po - c), L[d].b);
+    for (size_t i = (size_t)(po - c) + 1; i < pe && np < DATASRC_PARAMS;) {
+        size_t s = skip_blank(c, i, pe), e = next_arg(c, s, pe), q = s;
+        if (s < e && c[s] == '*' && npos == DATASRC_PARAMS)
+            npos = np;
+        while (q < e && c[q] == '*')
+            q++;
+        size_t r = q;
+        while (r < e && name_byte(c[r]))
+            r++;
+        if (r > q && r - q < sizeof par[0] &&
+            !(np == 0 && dot &&
+              ((r - q == 4 && !memcmp(c + q, "self", 4)) ||
+               (r - q == 3 && !memcmp(c + q, "cls", 3))))) {
+            memcpy(par[np], c + q, r - q);
+            par[np++][r - q] = '\0';
+        }
+        i = e + 1;
+    }
+    /* the call: the class's name for its __init__ (the object made), else the function's */
+    char callee[64];
+    const char *cs = fname;
+    size_t cn = fl;
+    if (dot && !strcmp(fname, "__init__")) {
+        const char *b = dot;
+        while (b > fn && b[-1] != '.')
+            b--;
+        cs = b, cn = (size_t)(dot - b);
+    }
+    if (!cn || cn >= sizeof callee)
+        goto out;
+    memcpy(callee, cs, cn);
+    callee[cn] = '\0';
+    for (size_t i = L[kc].a; i + cn < L[kc].b; i++) {
+        if (memcmp(c + i, callee, cn) || (i > L[kc].a && name_byte(c[i - 1])))
+            continue;
+        size_t o = skip_blank(c, i + cn, L[kc].b);
+        if (o >= L[kc].b || c[o] != '(')
+            continue;
+        size_t ce = close_of(c, o, L[kc].b);
+        int pos = 0;
+        for (size_t a = o + 1; a < ce;) {
+            size_t s = skip_blank(c, a, ce), e = next_arg(c, s, ce), q = s;
+            while (q < e && name_byte(c[q]))
+                q++;
+            size_t eq = skip_blank(c, q, e);
+            const char *pname = NULL;
+            size_t pn = 0;
+            if (q > s && eq < e && c[eq] == '=' && (eq + 1 >= e || c[eq + 1] != '=')) {
+                pname = c + s, pn = q - s, s = eq + 1; /* keyword: name=expr */
+            } else if (s < e && c[s] == '*') {
+                pos = DATASRC_PARAMS; /* (*args: the rest's places not known) */
+            } else {
+                if (pos < npos && pos < np)
+                    pname = par[pos], pn = strlen(par[pos]);
+                pos += pos < DATASRC_PARAMS;
+            }
+            if (pname && has_name(c, L[i0].a, L[i0].b, pname, pn))
+                k += put_names(c, s, e, out, n, &at);
+            a = e + 1;
+        }
+        break;
+    }
+out:
+    free(L);
+    free(c);
+    return k;
+}

@@ -21,4 +21,16 @@
  * parameters, a forward written by hand). The count of lines set; 0 out of memory. */
 size_t datasrc_lines(const char *src, size_t len, uint8_t *out, size_t n, uint8_t bit);
 
+/* datasrc_reaching: the names whose values reach the storage a call on physical line `line` of
+ * src made (1-based): the names the logical line reads (`args.buffer_size` gives args and
+ * buffer_size), and, where call_line > 0 (a line of the same source that called fn, the function
+ * holding `line`, as its qualname gives it: "DeviceReplayBuffer.__init__", "make"), the names read
+ * in that call's arguments that fn takes as a parameter the line reads (DeviceReplayBuffer(
+ * args.buffer_size, "cuda") passes buffer_size as size, which torch.zeros(size, 4, 84, 84) reads;
+ * a loader's batch_size=args.batch_size that the line does not read reaches nothing). Written
+ * into out (n bytes) each between spaces (" args buffer_size size "); their count, 0 when the
+ * line is not found. Nothing is executed. */
+int datasrc_reaching(const char *src, size_t len, uint32_t line, const char *fn, uint32_t call_line,
+                     char *out, size_t n);
+
 #endif

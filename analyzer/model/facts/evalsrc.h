@@ -69,6 +69,11 @@ int evalsrc_opt_frames(evalsrc *e, const tables *t, const tables_frame *f, size_
 /* evalsrc_data_made: 1 when stack stack_id made such data (stack_facts.data: storage filled by a
  * call of torch's from such a line, no copy), else 0. */
 int evalsrc_data_made(evalsrc *e, tables *t, uint32_t stack_id);
+/* evalsrc_data_reaching: of the data stack stack_id made, the names whose values reach it in the
+ * recorded script (datasrc_reaching: those its line reads, and what the frame beyond passes to
+ * that line's function as a parameter the line reads), each between spaces into out (n bytes);
+ * their count, 0 when none is known (out ""). */
+int evalsrc_data_reaching(evalsrc *e, tables *t, uint32_t stack_id, char *out, size_t n);
 
 /* evalsrc_pass_flag: the batch flag of a no-grad pass whose outputs the step uses (evalsrc_lines'
  * 2): the first `--KEY VALUE` / `--KEY=VALUE` of argv (argc of them) whose key (dashes after the

@@ -183,6 +183,37 @@ int evalsrc_data_made(evalsrc *e, tables *t, uint32_t stack_id)
     return phases_acc_end(&a).data;
 }
 
+int evalsrc_data_reaching(evalsrc *e, tables *t, uint32_t stack_id, char *out, size_t n)
+{
+    size_t nf = 0;
+    if (n)
+        out[0] = '\0';
+    const tables_frame *fr = stack_id && n ? tables_resolve_stack(t, stack_id, &nf) : NULL;
+    if (!fr)
+        return 0;
+    build(e, t);
+    phases_acc a = PHASES_ACC_INIT;
+    for (size_t k = 0; k < nf; k++)
+        phases_acc_frame(&a, &fr[k], NULL);
+    int py = phases_acc_filled(&a); /* (the caller's line: the one whose call filled it) */
+    const tables_frame *at = NULL, *beyond = NULL;
+    for (size_t i = 0; e->n && py >= 0 && i < nf && !beyond; i++) {
+        if (fr[i].kind != TABLES_FRAME_PYTHON)
+            continue;
+        if (at)
+            beyond = &fr[i]; /* (the frame that called the line's function) */
+        else if (!py--)
+            at = &fr[i], py = 0;
+    }
+    int k = at ? file_of(e, t, at->code_id) : -1;
+    const tables_file *f = k >= 0 ? tables_file_at(t, e->f[k].fi) : NULL;
+    if (!f || at->line <= 0)
+        return 0;
+    int call = beyond && beyond->line > 0 && file_of(e, t, beyond->code_id) == k ? beyond->line : 0;
+    return datasrc_reaching(f->contents.s, f->contents.len, (uint32_t)at->line, at->function,
+                            (uint32_t)call, out, n);
+}
+
 static int name_byte(char ch)
 {
     return ch == '_' || (ch >= '0' && ch <= '9') || ((ch | 32) >= 'a' && (ch | 32) <= 'z');
