@@ -129,6 +129,36 @@ assert ") sizes the data" not in j["advice_note"], j["advice_note"]
 assert "what sizes the data (a buffer's length, a dataset's) is the program's" in j["advice_note"], j["advice_note"]
 PY
 done
+# the buffer made in main() itself, beside AdamW(q.parameters()) and the target's
+# requires_grad_(False) (--in-main), is data the same: it had been "parameters 1.06 GiB", "16-bit"
+# and "3.37 M of the 289.14 M weight elements" (any function naming a model's parameters or
+# requires_grad made no data); its OOM names --buffer-size, which the line reads itself
+run infit 3GiB --buffer-size 20000 --in-main
+run inoom 3GiB --buffer-size 60000 --in-main
+python3 - infit.json infit.out inoom.json inoom.out <<'PY' || fail "--in-main: see above"
+import json, sys
+def load(j, o):
+    t = next(json.loads(l.split(" ", 1)[1]) for l in open(o) if l.startswith("VRAMTRACE_TORCH_STATS "))
+    return json.load(open(j)), t
+(f, ft), (o, ot) = load(sys.argv[1], sys.argv[2]), load(sys.argv[3], sys.argv[4])
+assert not ft["oom"] and ft["steps"] == 4 and ot["oom"] and ot["oom_phase"] == "buffer", (ft, ot)
+bad, weights = [], ft["param_bytes"] + ft["target_bytes"]
+if f["categories"]["parameters"] != weights:
+    bad.append("parameters %d, the Q-network's and the target's %d" % (f["categories"]["parameters"], weights))
+if f["categories"]["inputs"] < ft["buffer_bytes"]:
+    bad.append("inputs %d, below the buffer's %d" % (f["categories"]["inputs"], ft["buffer_bytes"]))
+if f["recognized"]["trainable_params"] != ft["trainable_params"]:
+    bad.append("trainable %s, the program's %d" % (f["recognized"]["trainable_params"], ft["trainable_params"]))
+if f["config"]["dtype"]["value"] in ("16-bit", "bfloat16", "float16"):
+    bad.append("dtype %s of an fp32 run" % f["config"]["dtype"]["value"])
+if o["oom"]["cause"] != "data_too_large":
+    bad.append("OOM cause %s" % o["oom"]["cause"])
+want = "--buffer-size (%d, on the command line) sizes the data" % ot["buffer_size"]
+if want not in o.get("advice_note", ""):
+    bad.append("no %r: %s" % (want, o.get("advice_note")))
+print("\n".join(bad))
+raise SystemExit(1 if bad else 0)
+PY
 # the target network's weights (the program's target_bytes, 6.4 MiB) that take no gradient, said
 # in a unit that shows them (they had been "beside them 0.00 GiB of weights take no gradient"),
 # in the text, the HTML and predict --from

@@ -7,7 +7,9 @@ Each environment step writes one frame into it; every --train-frequency steps on
 --batch-size transitions by index. The buffer is the program's data, never a weight: no gradient,
 no optimizer state. Prints its truth (VRAMTRACE_TORCH_STATS): the Q-network's and the target's
 bytes, the trainable count, the buffer's bytes, the gradients' and Adam's bytes, the optimizer
-steps; an out-of-memory error says where (oom_phase "buffer": its allocation, "update": a step). Used by
+steps; an out-of-memory error says where (oom_phase "buffer": its allocation, "update": a step). With
+--in-main the buffer's storage is made in main() itself, beside the Q-network's parameters and the
+target's freeze (requires_grad_(False)), and handed to the class. Used by
 tests/integration/replay_buffer.sh."""
 import argparse
 import copy
@@ -34,8 +36,11 @@ class QNetwork(nn.Module):
 
 
 class DeviceReplayBuffer:
-    def __init__(self, size, device):
+    def __init__(self, size, device, made=None):
         self.size, self.pos = size, 0
+        if made is not None:
+            self.observations, self.next_observations, self.actions, self.rewards, self.dones = made
+            return
         self.observations = torch.zeros(size, 4, 84, 84, dtype=torch.uint8, device=device)
         self.next_observations = torch.zeros(size, 4, 84, 84, dtype=torch.uint8, device=device)
         self.actions = torch.zeros(size, 1, dtype=torch.int64, device=device)
@@ -63,6 +68,7 @@ def main():
     ap.add_argument("--learning-starts", type=int, default=4)
     ap.add_argument("--train-frequency", type=int, default=2)
     ap.add_argument("--total-timesteps", type=int, default=12)
+    ap.add_argument("--in-main", action="store_true")
     a = ap.parse_args()
     truth = {"batch_size": a.batch_size, "buffer_size": a.buffer_size, "steps": 0, "oom": False,
              "oom_phase": None, "buffer_bytes_planned": a.buffer_size * (2 * 4 * 84 * 84 + 16)}
@@ -75,7 +81,16 @@ def main():
     truth["target_bytes"] = tensor_bytes(target.parameters())
     opt = torch.optim.AdamW(params, lr=1e-4, weight_decay=0.0, foreach=True)
     try:
-        rb = DeviceReplayBuffer(a.buffer_size, "cuda")
+        if a.in_main:  # the storage made here, in main() (CleanRL-style scripts without a class)
+            obs = torch.zeros(a.buffer_size, 4, 84, 84, dtype=torch.uint8, device="cuda")
+            next_obs = torch.zeros(a.buffer_size, 4, 84, 84, dtype=torch.uint8, device="cuda")
+            actions = torch.zeros(a.buffer_size, 1, dtype=torch.int64, device="cuda")
+            rewards = torch.zeros(a.buffer_size, 1, dtype=torch.float32, device="cuda")
+            dones = torch.zeros(a.buffer_size, 1, dtype=torch.float32, device="cuda")
+            rb = DeviceReplayBuffer(a.buffer_size, "cuda", made=(obs, next_obs, actions, rewards, dones))
+            del obs, next_obs, actions, rewards, dones
+        else:
+            rb = DeviceReplayBuffer(a.buffer_size, "cuda")
     except torch.OutOfMemoryError as e:
         record_oom(truth, "buffer", e)
         return finish(torch, truth)

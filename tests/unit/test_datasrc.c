@@ -59,8 +59,8 @@ static void test_dqn(void **state)
         assert_false(on(l));
     for (int l = 8; l <= 13; l++) /* the plain class's (a comment saying nothing: no code) */
         assert_true(on(l) || l == 12);
-    for (int l = 15; l <= 17; l++) /* main names a model's parameters */
-        assert_false(on(l));
+    assert_false(on(16));            /* main names a model's parameters on this line */
+    assert_true(on(15) && on(17));   /* (elsewhere in main they say nothing of a line) */
     assert_true(on(20));             /* a function naming no weight (a string says nothing) */
     assert_true(on(1));              /* the module's own lines name none */
     assert_int_equal(g_lines[4], 1); /* (the caller's bits kept) */
@@ -160,11 +160,48 @@ static void test_reaching(void **state)
     assert_int_equal(datasrc_reaching(k_reach, n, 99, "main", 0, out, sizeof out), 0);
 }
 
+static const char k_main[] = "def main(args):\n"                                           /* 1 */
+                             "    q = QNetwork().to('cuda')\n"                             /* 2 */
+                             "    opt = torch.optim.Adam(q.parameters(), lr=1e-4)\n"       /* 3 */
+                             "    obs = torch.zeros(args.buffer_size, 4, 84, 84,\n"        /* 4 */
+                             "                      dtype=torch.uint8, device='cuda')\n"   /* 5 */
+                             "    m = {}\n"                                                /* 6 */
+                             "    for p in q.parameters():\n"                              /* 7 */
+                             "        if p.dim() > 1:\n"                                   /* 8 */
+                             "            m[p] = torch.zeros_like(p)\n"                    /* 9 */
+                             "    dones = torch.zeros(args.buffer_size, device='cuda')\n"  /* 10 */
+                             "    for p in target.parameters(): p.requires_grad_(False)\n" /* 11 */
+                             "    target.head.weight.requires_grad = False\n"              /* 12 */
+                             "def by_hand():\n"                                            /* 13 */
+                             "    w = torch.zeros(8, device='cuda')\n"                     /* 14 */
+                             "    w.requires_grad_()\n"                                    /* 15 */
+                             "    opt = SGD(model.parameters())\n"                         /* 16 */
+                             "buf = torch.zeros(100, device='cuda')\n"                     /* 17 */
+                             "opt = SGD(model.parameters())\n";                            /* 18 */
+
+/* a buffer made in main() beside the model's parameters and a target's freeze is data; storage
+ * made for each of the parameters (a block over them) or in a function that makes a weight by
+ * hand (requires_grad_() turning a gradient on) is not */
+static void test_main_beside_parameters(void **state)
+{
+    (void)state;
+    data(k_main);
+    assert_true(on(4) && on(5) && on(10)); /* the buffer's lines */
+    assert_false(on(3));                   /* the line naming them */
+    for (int l = 7; l <= 9; l++)           /* a block over them, and what lies in it */
+        assert_false(on(l));
+    for (int l = 14; l <= 16; l++) /* a weight made by hand in the function */
+        assert_false(on(l));
+    assert_true(on(17)); /* the module's own lines the same */
+    assert_false(on(18));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dqn),
         cmocka_unit_test(test_not_data),
+        cmocka_unit_test(test_main_beside_parameters),
         cmocka_unit_test(test_reaching),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,17 +7,31 @@
 
 #include "pysrc.h"
 
-/* names_weight: [a, b) of the cleaned source names a word that makes or names a weight */
+/* freezes: c + i, after "requires_grad", turns a gradient off (requires_grad_(False),
+ * requires_grad = False): a weight frozen (a target network's), none made */
+static int freezes(const char *c, size_t i, size_t b)
+{
+    if (i < b && c[i] == '_')
+        i++;
+    while (i < b && (c[i] == ' ' || c[i] == '(' || c[i] == '='))
+        i++;
+    return i + 5 <= b && !memcmp(c + i, "False", 5);
+}
+
+/* names_weight: what [a, b) of the cleaned source names: 1 a word that makes a weight
+ * (requires_grad, but where it turns a gradient off; Parameter; forward), 2 a model's parameters
+ * (the words' bits) */
 static int names_weight(const char *c, size_t a, size_t b)
 {
-    static const char *const words[] = {"requires_grad", "Parameter", "parameters", "forward"};
+    static const char *const words[] = {"requires_grad", "Parameter", "forward", "parameters"};
+    int m = 0;
     for (size_t w = 0; w < sizeof words / sizeof *words; w++) {
         size_t k = strlen(words[w]);
-        for (size_t i = a; i + k <= b; i++)
-            if (c[i] == words[w][0] && !memcmp(c + i, words[w], k))
-                return 1;
+        for (size_t i = a; i + k <= b && !(m & (w < 3 ? 1 : 2)); i++)
+            if (c[i] == words[w][0] && !memcmp(c + i, words[w], k) && (w || !freezes(c, i + k, b)))
+                m |= w < 3 ? 1 : 2;
     }
-    return 0;
+    return m;
 }
 
 /* header: 'c' a class header, 'd' a def's, 0 neither (decorators are lines of their own) */
@@ -67,8 +81,9 @@ size_t datasrc_lines(const char *src, size_t len, uint8_t *out, size_t n, uint8_
     long nl = c ? pysrc_lines(c, len, &L) : -1;
     size_t set = 0;
     /* the enclosing headers: their lines, kinds and whether their blocks name a weight */
-    long *open = nl > 0 ? malloc((size_t)nl * sizeof *open) : NULL;
-    char *kind = nl > 0 ? malloc((size_t)nl * 2) : NULL, *names = kind ? kind + nl : NULL;
+    long *open = nl > 0 ? malloc((size_t)nl * 2 * sizeof *open) : NULL, *blk = open ? open + nl : 0;
+    char *kind = nl > 0 ? malloc((size_t)nl * 3) : NULL, *names = kind ? kind + nl : NULL;
+    char *bpar = kind ? kind + 2 * nl : NULL;
     if (!open || !kind)
         goto out;
     /* the module's own lines: outside every function and class */
@@ -80,10 +95,17 @@ size_t datasrc_lines(const char *src, size_t len, uint8_t *out, size_t n, uint8_
         }
         module_names |= names_weight(c, L[i].a, L[i].b);
     }
-    long depth = 0;
+    long depth = 0, nb = 0;
     for (long i = 0; i < nl; i++) {
         while (depth && L[open[depth - 1]].indent >= L[i].indent)
             depth--;
+        /* a model's parameters named on the line, or on a header of a block it lies in, below
+         * its function's (for p in model.parameters(): m[p] = torch.zeros_like(p)): a weight's
+         * storage; elsewhere in a function (main's Adam(model.parameters()) beside a replay
+         * buffer's torch.zeros(...)) they say nothing of the line */
+        while (nb && L[blk[nb - 1]].indent >= L[i].indent)
+            nb--;
+        int par = (names_weight(c, L[i].a, L[i].b) & 2) || (nb && bpar[nb - 1]);
         /* the scope that decides: the outermost class, else the innermost function, else the
          * module's own lines */
         long cls = -1, fn = -1;
@@ -97,7 +119,9 @@ size_t datasrc_lines(const char *src, size_t len, uint8_t *out, size_t n, uint8_
                 fn = k;
             }
         }
-        int ok = cls >= 0 ? plain && !names[cls] : fn >= 0 ? !names[fn] : !module_names;
+        int ok = cls >= 0  ? plain && !names[cls]
+                 : fn >= 0 ? !(names[fn] & 1) && !par
+                           : !(module_names & 1) && !par;
         for (uint32_t ln = L[i].first; ok && ln <= L[i].last && ln < n; ln++)
             out[ln] |= bit, set++;
         int h = header(c, &L[i]);
@@ -106,6 +130,8 @@ size_t datasrc_lines(const char *src, size_t len, uint8_t *out, size_t n, uint8_
             names[depth] = (char)names_weight(c, L[i].a, L[block_end(L, nl, i)].b);
             open[depth++] = i;
         }
+        if (i + 1 < nl && L[i + 1].indent > L[i].indent) /* (a block's header) */
+            blk[nb] = i, bpar[nb++] = (char)(!h && par);
     }
 out:
     free(kind);
