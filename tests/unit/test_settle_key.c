@@ -124,7 +124,7 @@ static void test_memo_tells_layers(void **st)
     memset(&e, 0, sizeof e);
     e.size = 4096, e.space = 1, e.level = L_TENSOR, e.phase = 1, e.bwd = 1;
     uint32_t before = replay_cats_key_memo(s, &e);
-    r.state_left = 1;
+    replay_cats_state_left(s);
     assert_int_equal(replay_cats_key_memo(s, &e), replay_cats_key(s, &e));
     assert_int_not_equal(replay_cats_key_memo(s, &e), before);
     assert_true(layers >= 2);

@@ -228,19 +228,20 @@ static inline __attribute__((always_inline)) void counted(state *s, uint32_t sta
         catpeaks_settle(&s->peaks, frec, code);
 }
 
-/* state_left: optimizer state made in a step (phase_alloc), freed before the next backward began
- * (no backward between its allocation and its free, bwd_same): the program keeps its state off
- * the device between steps, and what it brings back for a step is that state (classify.c's
- * state_back) from now on; what the rules see of every allocation changed. (A state kept on the
- * device, Adam's beside an Opacus step's noise copied from the host, is never freed before a
- * backward: its noise is no state brought back.) Seen of state settled before its free (free_rest:
- * a step's state settles once a gradient is freed after it); one freed unsettled (the sweep's
- * window lost) is not. */
-static void state_left(state *s, int phase_alloc, int bwd_same)
+/* replay_cats_state_left: optimizer state made in a step was freed before the next backward
+ * began (free_rest): the program keeps its state off the device between steps, and what it brings
+ * back for a step is that state (classify.c's state_back) from now on; what the rules see of
+ * every allocation changed, the keys' memo too (its tags do not tell the bit: a test fewer at each
+ * allocation). (A state kept on the device, Adam's beside an Opacus step's noise copied from the
+ * host, is never freed before a backward: its noise is no state brought back.) Seen of state
+ * settled before its free (a step's state settles once a gradient is freed after it); one freed
+ * unsettled (the sweep's window lost) is not. */
+void replay_cats_state_left(state *s)
 {
-    if (s->r->state_left || phase_alloc != PHASE_OPTIMIZER || !bwd_same)
+    if (s->r->state_left)
         return;
     s->r->state_left = 1;
+    memset(s->kmemo, 0, sizeof s->kmemo);
     replay_cats_keys_changed(s);
 }
 
@@ -321,8 +322,9 @@ static __attribute__((noinline)) void free_rest(state *s, livemap_entry *e, cons
 {
     uint64_t frec = 0;
     /* (settled optimizer state comes here: replay_cats_free_settled) */
-    if ((e->code & 0x8f) == CATPEAKS_CODE(CATPEAKS_PLAIN, CAT_OPTIMIZER))
-        state_left(s, e->phase, e->bwd == s->bwd);
+    if ((e->code & 0x8f) == CATPEAKS_CODE(CATPEAKS_PLAIN, CAT_OPTIMIZER) &&
+        e->phase == PHASE_OPTIMIZER && e->bwd == s->bwd)
+        replay_cats_state_left(s);
     if (s->cats_on) {
         frec = catpeaks_add(&s->peaks, s->event, t, e->size, s->joining,
                             livemap_number(&s->live, e), e->code);

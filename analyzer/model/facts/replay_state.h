@@ -488,7 +488,7 @@ static inline __attribute__((always_inline)) uint32_t replay_cats_key_memo(state
                                                     * _ATTENTION, _INPUT; the api: its layer */
     uint64_t tag = (w & fields) | (uint64_t)(e->bwd != 0) << 56 |
                    (uint64_t)(s->r->tensor_mode != 0) << 57 | (uint64_t)!s->vocab_done << 58 |
-                   (uint64_t)replay_size_bits(s, e->size) << 59 | (2ull + !!s->r->state_left) << 62;
+                   (uint64_t)replay_size_bits(s, e->size) << 59 | 1ull << 63;
     struct key_memo *k = &s->kmemo[(tag * 0x9e3779b97f4a7c15ull) >> 58];
     if (k->tag == tag)
         return k->key;
@@ -525,6 +525,7 @@ static inline __attribute__((always_inline)) void replay_cats_alloc(state *s, li
 /* replay_cats_free_swept: the free record of e (settled) to an empty window swept at once when
  * it is a common one (catpeaks_add_swept): 1, else 0 (not added) */
 int replay_cats_free_swept(state *s, const livemap_entry *e, uint64_t t);
+void replay_cats_state_left(state *s); /* (replay_cats.c: r->state_left set, the keys redone) */
 /* replay_cats_free_settled: replay_cats_free(s, e, NULL, t) with its common case inline: a
  * settled allocation, its free record (room for it: no growing; tl as replay_cats_alloc's) */
 static inline __attribute__((always_inline)) void
