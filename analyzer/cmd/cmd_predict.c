@@ -104,12 +104,13 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
     predict_print_note(run->optim_note);
     /* the weights' row in this run's precision (it had read "fp32 under AMP, 16-bit in pure
      * 16-bit training" for every run) */
-    const char *wdoc = formula_param_bytes(s) == 2
-                           ? s->lora_rank || formula_train_frac(s) < 0.99
-                                 ? "16-bit (the trained ones may be fp32: LoRA's adapters)"
-                                 : "16-bit (pure 16-bit training)"
-                       : s->dtype_bytes >= 4 ? "fp32 (fp32 compute)"
-                                             : "fp32 (autocast computes in 16 bits from them)";
+    const char *wdoc =
+        formula_param_bytes(s) == 2 ? s->lora_rank || formula_train_frac(s) < 0.99
+                                          ? "16-bit (the trained ones may be fp32: LoRA's adapters)"
+                                          : "16-bit (pure 16-bit training)"
+        : s->dtype_bytes >= 4       ? "fp32 (fp32 compute)"
+        : run && run->dtype_unknown ? "fp32 (what the forward computes in is not known)"
+                                    : "fp32 (autocast computes in 16 bits from them)";
     /* a run that kept an EMA copy of its weights: the row, calibrated on it, holds both (it had
      * said "model weights" beside twice their bytes) */
     char wbuf[200], ub[32];

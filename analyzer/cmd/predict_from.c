@@ -97,6 +97,7 @@ static int load_trace(const char *path, FILE *fp, const char *magic, nano_config
     run->trainable = m->rec.trainable;
     run->params = m->params_trace;
     run->untyped = m->weights_untyped;
+    run->dtype_unknown = !config_known(&m->cfg, CFG_dtype);
     run->retried = !rep.facts.has_oom && rep.facts.oom_recovered;
     run->caught = m->lower_bounds && rep.facts.caught_peak && !rep.facts.has_oom;
     snprintf(run->forward_note, sizeof run->forward_note, "%s", m->oom_forward);
@@ -341,6 +342,9 @@ static int load_json(const char *path, const cJSON *root, nano_config *c, predic
     run->untyped = cJSON_IsNumber(ut) && ut->valuedouble > 0 && ut->valuedouble < 1e18
                        ? (uint64_t)ut->valuedouble
                        : 0;
+    const cJSON *ds = cJSON_GetObjectItem(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(root, "config"), "dtype"), "source");
+    run->dtype_unknown = cJSON_IsString(ds) && !strcmp(ds->valuestring, "unknown");
     const cJSON *n; /* the report's note of an assumed LoRA share (model_notes.c) */
     cJSON_ArrayForEach(n, cJSON_GetObjectItem(pr, "notes"))
     {

@@ -46,11 +46,13 @@ typedef struct predict_run {
      * largest's words for it (model.h unreached, unreached_short; JSON prediction.unreached_pass);
      * "" none */
     char unreached[600], unreached_short[160];
-    uint64_t params;  /* the run's own count of its weights' elements, as the report infers it
-                       * (a model no formula has: the formula's count would be its embedding's
-                       * alone); 0: unknown */
-    uint64_t untyped; /* the weights' bytes that take no gradient and whose dtype the trace does
-                       * not give (model.h weights_untyped; JSON untyped_weight_bytes); 0: none */
+    uint64_t params;   /* the run's own count of its weights' elements, as the report infers it
+                        * (a model no formula has: the formula's count would be its embedding's
+                        * alone); 0: unknown */
+    uint64_t untyped;  /* the weights' bytes that take no gradient and whose dtype the trace does
+                        * not give (model.h weights_untyped; JSON untyped_weight_bytes); 0: none */
+    int dtype_unknown; /* 1: what the run computes in is not known (its config's dtype; JSON
+                        * config.dtype.source "unknown"): no weights' row says autocast */
 } predict_run;
 
 /* predict_from_load: reads path (a trace, or the JSON of `vramtrace report --json`): the run's

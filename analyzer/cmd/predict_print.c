@@ -142,8 +142,11 @@ void predict_print_breakdown(const prediction *p, const model_calib *cal, int ge
                    ? "the forward's tensors in use (forwards only: none kept for a backward; a "
                      "KV cache among them where the model keeps one)"
                    : k == CAT_PARAMETERS && weights_doc ? weights_doc
-                     : k == CAT_INPUTS && cal->data     ? data_doc
-                                                        : category_doc((category)k));
+                     : k == CAT_OPTIMIZER && cal->state_ctor
+                         ? "the optimizer's state, made at its construction, before any step (as "
+                           "torch.optim.Adagrad makes its sums)"
+                     : k == CAT_INPUTS && cal->data ? data_doc
+                                                    : category_doc((category)k));
     }
     snprintf(why, sizeof why,
              at < 0 ? "%s over-predict the run they are calibrated with: the tensors scaled to it"

@@ -513,6 +513,40 @@ static void test_own_draw(void **state)
                      0);
 }
 
+/* an optimizer's constructor: torch.optim's __init__, or the __init__ of a program's own class an
+ * optimizer's name names (its comprehensions too): its state made before any step, phase init
+ * (no step) with opt_init set; not its step, not a class of another name, not a module */
+static void test_optim_ctor(void **state)
+{
+    (void)state;
+    stack_facts f =
+        PHASE_OF(native("at::_ops::full_like::call(unsigned long)"),
+                 py("/x/torch/optim/adagrad.py", "Adagrad.__init__"), py("/w/kge.py", "main"));
+    assert_int_equal(f.phase, PHASE_INIT);
+    assert_int_equal(f.opt_init, 1);
+    assert_int_equal(f.input, 0);
+    f = PHASE_OF(py("/w/kge.py", "Adagrad.__init__.<locals>.<dictcomp>"),
+                 py("/w/kge.py", "Adagrad.__init__"), py("/w/kge.py", "main"));
+    assert_int_equal(f.phase, PHASE_INIT);
+    assert_int_equal(f.opt_init, 1);
+    f = PHASE_OF(py("/w/es.py", "Adam.__init__"), py("/w/es.py", "main"));
+    assert_int_equal(f.opt_init, 1);
+    f = PHASE_OF(py("/w/es.py", "MyOptimizer.__init__"), py("/w/es.py", "main"));
+    assert_int_equal(f.opt_init, 1);
+    /* its step is the optimizer's; another class's constructor a module's (init) */
+    f = PHASE_OF(py("/x/torch/optim/adamw.py", "AdamW.step"), py("/w/kge.py", "main"));
+    assert_int_equal(f.phase, PHASE_OPTIMIZER);
+    assert_int_equal(f.opt_init, 0);
+    f = PHASE_OF(py("/w/model.py", "Adapter.__init__"), py("/w/kge.py", "main"));
+    assert_int_equal(f.phase, PHASE_INIT);
+    assert_int_equal(f.opt_init, 0);
+    f = PHASE_OF(py("/w/model.py", "AdamLayer.__init__"), py("/w/kge.py", "main"));
+    assert_int_equal(f.opt_init, 0);
+    /* a library's class named so outside an optimizer's package says nothing */
+    f = PHASE_OF(py("/x/site-packages/foo/layers.py", "Adam.__init__"), py("/w/kge.py", "main"));
+    assert_int_equal(f.opt_init, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -523,6 +557,7 @@ int main(void)
         cmocka_unit_test(test_native_may_say),  cmocka_unit_test(test_compiled_and_scaler),
         cmocka_unit_test(test_closure),         cmocka_unit_test(test_own_cast),
         cmocka_unit_test(test_own_draw),
+        cmocka_unit_test(test_optim_ctor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -257,8 +257,12 @@ static void predict_raw(const model_calib *c, const gpt_shape *s, prediction *ou
                 v += (double)c->compiled_casts * scale(&s2, &c->measured_shape, CAT_AUTOCAST);
         } else { /* measured, not in the formula: scaled (under 4 B a sample: a loss's scalars) */
             int scalars = c->measured.bytes[k] < 4 * c->measured_shape.B;
-            /* (the program's data among the inputs kept whole: a replay buffer) */
-            uint64_t dt = k == CAT_INPUTS && c->measured.bytes[k] >= c->data ? c->data : 0;
+            /* (the program's data among the inputs kept whole: a replay buffer; the backward's
+             * tensors of a weight's size: a table's dense gradient) */
+            uint64_t dt = k == CAT_INPUTS && c->measured.bytes[k] >= c->data ? c->data
+                          : k == CAT_BACKWARD && c->measured.bytes[k] >= c->bwd_weight
+                              ? c->bwd_weight
+                              : 0;
             v = (double)(c->measured.bytes[k] - dt) *
                     (scalars ? 1 : scale(&s2, &c->measured_shape, k)) +
                 (double)dt;
@@ -311,13 +315,17 @@ static void predict_step(const model_calib *c, const gpt_shape *s, prediction *o
             v = (v - dt) * scale(&s2, m, CAT_INPUTS) + dt;
             break;
         }
+        case CAT_BACKWARD: { /* (a weight's size kept whole: a table's dense gradient) */
+            double bw = v > (double)c->bwd_weight ? (double)c->bwd_weight : v;
+            v = (v - bw) * scale(&s2, m, CAT_BACKWARD) + bw;
+            break;
+        }
         case CAT_GRADIENTS:
         case CAT_OPTIMIZER:
         case CAT_AUTOCAST:
         case CAT_ACTIVATIONS:
         case CAT_LOGITS:
         case CAT_ATTENTION:
-        case CAT_BACKWARD:
             v *= scale(&s2, m, (category)k);
             break;
         case CAT_CONTEXT:
@@ -379,12 +387,17 @@ static void predict_oom(const model_calib *c, const gpt_shape *s, prediction *ou
         case CAT_BACKWARD:
         case CAT_TEMPORARIES:
             v = (double)live * scale(&s2, m, (category)k);
+            if (k == CAT_BACKWARD) { /* (a weight's size kept whole: a table's dense gradient) */
+                double bw = live > c->bwd_weight_oom ? (double)c->bwd_weight_oom : (double)live;
+                v = ((double)live - bw) * scale(&s2, m, CAT_BACKWARD) + bw;
+            }
             if (k == CAT_ACTIVATIONS && c->act_whole > 1) /* the rest of a cut-short forward */
                 v *= c->act_whole;
             if (k == CAT_LOGITS && c->logits_whole > v / scale(&s2, m, CAT_LOGITS))
                 v = c->logits_whole * scale(&s2, m, CAT_LOGITS); /* its end, not reached */
-            if (k == CAT_TEMPORARIES) /* the failed request grows with the tokens too */
-                v += (double)c->oom_request * scale(&s2, m, CAT_INPUTS);
+            if (k == CAT_TEMPORARIES) /* the failed request grows with the tokens too (not
+                                       * one of a weight's size: a table's dense gradient) */
+                v += (double)c->oom_request * (c->request_weight ? 1.0 : scale(&s2, m, CAT_INPUTS));
             if (refm.bytes[k] > 0)
                 v = v * (double)ref.bytes[k] / (double)refm.bytes[k];
             break;

@@ -122,6 +122,14 @@ typedef struct model_calib {
      * freed after each step): a what-if's forward and backward hold none either (model.c
      * model_state_not_kept); the step itself, with its state, is predict_step's */
     int state_not_kept;
+    /* 1: the optimizer made its state at its construction, before any step (run_recognition's
+     * optim_ctor: torch.optim.Adagrad's sums), not at its first step */
+    int state_ctor;
+    /* the backward's tensors of a weight's size at the measured moment and at the failure, and
+     * whether the failed request had such a size (run_facts' bwd_weight*): a what-if keeps them
+     * whole (an embedding table's dense gradient had been scaled with the micro-batch) */
+    uint64_t bwd_weight, bwd_weight_oom;
+    int request_weight;
     /* the evaluation pass's own batch (a command line's --eval-batch-size 16), where the run's
      * tensors peaked in that pass; 0: none. A micro-batch leaves that pass as it is: a
      * prediction is at least the run's own batch's, the other knobs the what-if's. */
@@ -459,16 +467,17 @@ typedef enum oom_cause {
 
 /* advice_state_cause: an OOM whose forward's tensors were gone (the optimizer step, the end of
  * a backward) where the weights, their gradients and the optimizer's whole state (state: its
- * bytes once made) with what lies outside PyTorch exceed the card with the headroom: no
- * micro-batch fits; why says so. 1 when it is that. */
+ * bytes once made), with wsized bytes the backward makes of a weight's size (run_facts'
+ * bwd_weight_oom and a request of such a size), and what lies outside PyTorch exceed the card
+ * with the headroom: no micro-batch fits; why says so. 1 when it is that. */
 /* advice_copies_cause: the copies of the weights or their state the program made between steps
  * and kept on the device (copies bytes of live's parameters: classify.c's kept_copy) held 5 % of
  * the card or more at a failure the micro-batch's tensors were blamed for, and without them the
  * failed request would have fit: the evidence into why, 1; else 0 (why untouched). */
 int advice_copies_cause(const cat_breakdown *live, uint64_t copies, uint64_t requested,
                         uint64_t capacity, char *why, size_t whylen);
-int advice_state_cause(const cat_breakdown *live, uint64_t state, uint64_t capacity, char *why,
-                       size_t whylen);
+int advice_state_cause(const cat_breakdown *live, uint64_t state, uint64_t wsized,
+                       uint64_t capacity, char *why, size_t whylen);
 const char *advice_cause_key(oom_cause c);
 const char *advice_cause_text(oom_cause c);
 /* advice_cause_text_on: advice_cause_text, said of the device where device has bit 1 (the device
@@ -480,6 +489,10 @@ const char *advice_cause_text(oom_cause c);
  * it makes) one micro-batch's tensors are its activations and what its backward kept, not a
  * forward's alone (Opacus's 4.98 GiB of per-sample gradients beside 5.91 of activations) */
 #define ADVICE_CAUSE_BACKWARD_KEPT 4
+/* ... and with ADVICE_CAUSE_WEIGHT_SIZED (advice_state_cause counted tensors the backward makes of
+ * a weight's size: an embedding table's dense gradient) the state's cause names them beside the
+ * weights, not "alone" */
+#define ADVICE_CAUSE_WEIGHT_SIZED 8
 const char *advice_cause_text_on(oom_cause c, int device);
 
 /* advice_oom_cause: classifies an OOM from what was live (by category), the request, the

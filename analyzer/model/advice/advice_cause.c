@@ -44,6 +44,11 @@ const char *advice_cause_text_on(oom_cause c, int device)
                             "large for the device"
                           : "the tensors of one forward (activations, logits, its temporaries) too "
                             "large for the card";
+    if ((device & ADVICE_CAUSE_WEIGHT_SIZED) && c == OOM_STATE)
+        return device & 1 ? "the weights, their gradients, the optimizer's state and the tensors "
+                            "the backward makes of a weight's size: too large for the device"
+                          : "the weights, their gradients, the optimizer's state and the tensors "
+                            "the backward makes of a weight's size: too large for the card";
     device &= 1;
     if (device && c == OOM_ACTIVATIONS)
         return "the tensors of one micro-batch (activations, logits, a forward's temporaries) "
@@ -148,8 +153,8 @@ oom_cause advice_oom_cause(const cat_breakdown *live, uint64_t requested, uint64
     return OOM_ACTIVATIONS;
 }
 
-int advice_state_cause(const cat_breakdown *live, uint64_t state, uint64_t capacity, char *why,
-                       size_t whylen)
+int advice_state_cause(const cat_breakdown *live, uint64_t state, uint64_t wsized,
+                       uint64_t capacity, char *why, size_t whylen)
 {
     if (!live || !capacity)
         return 0;
@@ -161,15 +166,22 @@ int advice_state_cause(const cat_breakdown *live, uint64_t state, uint64_t capac
     uint64_t o = state > live->bytes[CAT_OPTIMIZER] ? state : live->bytes[CAT_OPTIMIZER];
     uint64_t tensors = cat_breakdown_total(live) - outside - live->bytes[CAT_CACHE];
     if (!g || fwd > tensors / 20 ||
-        (double)(p + g + o + outside) <= (1.0 - ADVICE_HEADROOM) * (double)capacity)
+        (double)(p + g + o + wsized + outside) <= (1.0 - ADVICE_HEADROOM) * (double)capacity)
         return 0;
+    char ws[160] = ""; /* (a table's dense gradient: made whole whatever the micro-batch) */
+    if (wsized)
+        snprintf(ws, sizeof ws,
+                 " and %.2f GiB the backward makes of a weight's size (made or asked for at the "
+                 "failure: an embedding table's dense gradient)",
+                 (double)wsized / 1073741824.0);
     snprintf(why, whylen,
-             "the weights (%.2f GiB), their gradients (%.2f GiB) and the optimizer's state "
-             "(%.2f GiB once made) with %.0f MiB outside PyTorch need %.2f GiB before any "
+             "the weights (%.2f GiB), their gradients (%.2f GiB)%s the optimizer's state "
+             "(%.2f GiB%s)%s with %.0f MiB outside PyTorch need %.2f GiB before any "
              "activation: more than the card keeps with " ADVICE_HEADROOM_PCT_TEXT
              " %% free, whatever the micro-batch",
-             (double)p / 1073741824.0, (double)g / 1073741824.0, (double)o / 1073741824.0,
-             mib(outside), (double)(p + g + o + outside) / 1073741824.0);
+             (double)p / 1073741824.0, (double)g / 1073741824.0, wsized ? "," : " and",
+             (double)o / 1073741824.0, o > live->bytes[CAT_OPTIMIZER] ? " once made" : "", ws,
+             mib(outside), (double)(p + g + o + wsized + outside) / 1073741824.0);
     return 1;
 }
 

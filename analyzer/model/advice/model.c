@@ -460,6 +460,7 @@ int model_build_head(model_result *m, const run_facts *f, const model_opts *o, c
     if (f->has_at_step && m->calib.calibrated && !m->calib.global)
         m->calib.step = f->at_step; /* what-ifs need at least the step moved to their shape */
     m->calib.state_not_kept = model_state_not_kept(m, f);
+    m->calib.state_ctor = m->rec.optim_ctor, m->calib.bwd_weight = f->bwd_weight;
     /* one step, its state made after the forward measured: a second step reserves what its
      * step taken again through the allocator's rules does (replay_again.c), where the
      * simulation reserved what the run did (model_second_step) */
@@ -511,9 +512,8 @@ int model_build_head(model_result *m, const run_facts *f, const model_opts *o, c
         if (m->current.peak_bytes < need)
             m->current.peak_bytes = need;
         model_cause_cache(m, f, cap, cache); /* (fragmentation, or not: said) */
-        /* the forward's tensors gone, and the weights, gradients and whole optimizer state
-         * alone over the card: no micro-batch fits (Llama 400M on 6 GiB, its first AdamW step) */
-        if (advice_state_cause(&f->at_oom, model_oom_whole_state(m, f), cap, m->why, sizeof m->why))
+        /* weights, gradients, whole state over the card: no micro-batch fits (model_oom.h) */
+        if (model_oom_state_cause(m, f, cap))
             m->cause = OOM_STATE;
         else if (m->cause == OOM_ACTIVATIONS &&
                  advice_copies_cause(&f->at_oom, f->copies_at_oom, f->oom_requested, cap, m->why,

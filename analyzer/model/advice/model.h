@@ -48,8 +48,13 @@ typedef struct run_facts {
                                * where the step's tensors peaked, whatever the cache did */
     int has_at_step;          /* at_step is measured (tensor modes, a step allocated) */
     cat_breakdown at_step;    /* the tensors live at their largest in an optimizer step */
-    uint64_t peak_train;      /* the tensors' largest outside evaluation passes (tensor modes) */
-    int iterations;           /* optimizer steps seen */
+    /* the backward's tensors of a weight's size (a parameter of that size live beside them: an
+     * embedding table's dense gradient) at the tensors' peak (at_peak without it); at the OOM;
+     * oom_request_weight: the failed request had such a size. None grows with the micro-batch. */
+    uint64_t bwd_weight, bwd_weight_oom;
+    int oom_request_weight;
+    uint64_t peak_train; /* the tensors' largest outside evaluation passes (tensor modes) */
+    int iterations;      /* optimizer steps seen */
     const run_recognition *recog; /* what was trained and what was on (NULL: not recognized) */
     int backward_passes;          /* backward passes begun */
     /* a step's backward passes, the first of which made no gradient of a weight: a
@@ -390,14 +395,16 @@ int model_peak_after_forward(const run_facts *f);
 
 /* model_cause_on: advice_cause_text_on's flags for m's OOM: the device refused it (f), the run's
  * micro-batch is not known (its cause one forward's tensors, not "one micro-batch"), a backward
- * that keeps what it makes failed (its tensors are of the cause) */
+ * that keeps what it makes failed (its tensors are of the cause), the backward made or asked for
+ * tensors of a weight's size (the state's cause counts them) */
 static inline int model_cause_on(const model_result *m, const run_facts *f)
 {
     int bw = f->oom_phase && !strcmp(f->oom_phase, "backward") && !f->oom_step_pass &&
              advice_backward_kept(&m->calib);
     return (f->oom_device_decided ? 1 : 0) |
            (config_known(&m->cfg, CFG_batch_size) ? 0 : ADVICE_CAUSE_NO_BATCH) |
-           (bw ? ADVICE_CAUSE_BACKWARD_KEPT : 0);
+           (bw ? ADVICE_CAUSE_BACKWARD_KEPT : 0) |
+           (f->bwd_weight_oom || f->oom_request_weight ? ADVICE_CAUSE_WEIGHT_SIZED : 0);
 }
 
 #endif

@@ -58,7 +58,7 @@ static void optimizer_state(const model_result *m, const run_facts *f, uint64_t 
         snprintf(out, n, "%.2f B of optimizer state per trainable parameter measured: %s",
                  r->optim_bpp, optim_text(r));
     } else if (r->optim != OPT_UNKNOWN) {
-        snprintf(out, n, "%s (%.120s)", optim_text(r), r->optim_where);
+        snprintf(out, n, "%s (%.240s)", optim_text(r), r->optim_where);
     } else {
         snprintf(out, n, "optimizer state, %.1f MiB (the optimizer is not recognized: %.120s)",
                  mibf(me), r->optim_where[0] ? r->optim_where : "no measurement");

@@ -110,6 +110,13 @@ static void new_step(model_result *m, const run_facts *f)
                  1048576.0);
 }
 
+int model_oom_state_cause(model_result *m, const run_facts *f, uint64_t cap)
+{
+    uint64_t wsized = f->bwd_weight_oom + (f->oom_request_weight ? f->oom_requested : 0);
+    return advice_state_cause(&f->at_oom, model_oom_whole_state(m, f), wsized, cap, m->why,
+                              sizeof m->why);
+}
+
 void model_oom_calibrate(model_result *m, const run_facts *f)
 {
     /* after the forward the state at the failure is the step's, unless the tensors peaked
@@ -134,6 +141,7 @@ void model_oom_calibrate(model_result *m, const run_facts *f)
     forward_whole(m, f); /* (a later forward's: the share of none but the first's) */
     backward_kept(m, f); /* (lower bounds: a backward that keeps what it makes) */
     m->calib.step_in_place = m->rec.sgd_bare;
+    m->calib.bwd_weight_oom = f->bwd_weight_oom, m->calib.request_weight = f->oom_request_weight;
     /* a first backward cut short, the weights it had not reached costed as trained (grads_cut):
      * a failed request no larger than their gradients was one of them, costed there already (a
      * DLRM-like model out of memory making a table's gradient had it twice: tensors predicted

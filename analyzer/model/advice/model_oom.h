@@ -19,6 +19,10 @@ int model_oom_cut(const run_facts *f);
  * were live at the out-of-memory error (the kind's bytes per trainable parameter): what the
  * what-ifs hold of a first step cut short and what the cause adds up. */
 uint64_t model_oom_whole_state(const model_result *m, const run_facts *f);
+/* model_oom_state_cause: advice_state_cause of the failure (capacity cap) into m->why, with the
+ * whole state and what the backward makes of a weight's size (live, or the failed request: an
+ * embedding table's dense gradient); 1 when it is the cause. */
+int model_oom_state_cause(model_result *m, const run_facts *f, uint64_t cap);
 
 /* model_oom_calibrate: m's calibration takes the state at f's failure (f->has_oom, at_oom not
  * empty): the step's whole state where the failure came after the forward (backward, optimizer,

@@ -131,6 +131,9 @@ enum { INFER_MADE_UNKNOWN, INFER_MADE_FORWARD, INFER_MADE_ELSEWHERE };
 /* | INFER_MADE_DATA: storage the program's own line filled before training where no weight is made
  * (a plain class's: a replay buffer on the device; stack_facts.data), never a parameter */
 #define INFER_MADE_DATA 1024
+/* | INFER_MADE_OPTIM: made by an optimizer's constructor (stack_facts.opt_init: Adagrad's sums),
+ * optimizer state before any step, never a parameter (they had been counted as weights) */
+#define INFER_MADE_OPTIM 2048
 void infer_pass_event_made(infer_pass *p, uint64_t event, int is_alloc, const reader_event *ev,
                            uint64_t freed_event, int made);
 /* infer_pass_done: 1 once no later event can change what infer_finish says. */

@@ -87,9 +87,9 @@ int vt__push(vt__pass *p, uint64_t addr, uint64_t size, uint64_t event, int made
                      .live = 1,
                      .made = made & ~(INFER_MADE_ATTENTION | INFER_MADE_DROPOUT | INFER_MADE_CAST |
                                       INFER_MADE_INPUT | INFER_MADE_INIT | INFER_MADE_WORKSPACE |
-                                      INFER_MADE_EVAL | INFER_MADE_DATA),
-                     .batch = (made & INFER_MADE_DATA) != 0, /* (no weight: the weights' lists
-                                                              * leave it out) */
+                                      INFER_MADE_EVAL | INFER_MADE_DATA | INFER_MADE_OPTIM),
+                     /* (no weight: the weights' lists leave it out) */
+                     .batch = (made & (INFER_MADE_DATA | INFER_MADE_OPTIM)) != 0,
                      .data = (made & INFER_MADE_DATA) != 0,
                      .init = (made & INFER_MADE_INIT) != 0,
                      .input = (made & INFER_MADE_INPUT) && !(made & INFER_MADE_WORKSPACE),

@@ -228,6 +228,8 @@ static uint32_t python_bits(const char *fn, const char *file, phases_memo *m)
     b |= (ff & FF_RUN) || !strcmp(fn, "CompiledFxGraph.__call__") ? FB_RUN : 0;
     b |= in(last, fwd_fns) ? FB_FWD : 0;
     b |= in(last, init_fns) ? FB_INIT : 0;
+    /* (a constructor of the program's own optimizer: its code, as torch.optim's __init__ is) */
+    b |= !(ff & FB_LIBRARY) && phases_optim_ctor(fn) ? FB_OPT | FB_INIT : 0;
     b |= in(last, loss_fns) ? FB_LOSS : 0;
     b |= !(b & FB_TORCH_FILE) && !(b & FB_OPT) ? FB_FOREIGN : 0;
     return b;
@@ -263,9 +265,11 @@ static inline void acc_bits(phases_acc *a, uint32_t b, int py)
         /* frames come innermost first: an optimizer frame that called a module's forward, a
          * loss or code of neither torch nor an optimizer (its caller's closure:
          * optimizer.step(closure), as Lightning and LBFGS do) is not the optimizer's work */
-        if (!a->opt_frame && ((b & FB_OPT) || ((b & FB_GS) && !(b & FB_GS_SCALE))))
+        if (!a->opt_frame && ((b & FB_OPT) || ((b & FB_GS) && !(b & FB_GS_SCALE)))) {
             a->opt_frame =
                 (a->py_any & FB_FWD) || (a->any & FB_LOSS) || (a->py_last & FB_FOREIGN) ? 2 : 1;
+            a->opt_init = (b & (FB_OPT | FB_INIT)) == (FB_OPT | FB_INIT);
+        }
         a->py_any |= b;
         a->py_last = b;
         if (a->lead < 0 && (b & FB_TORCH_FILE)) /* (torch's own frames before the caller's) */
@@ -486,7 +490,11 @@ stack_facts phases_acc_end(const phases_acc *a)
      * replay buffer), as a batch is, not a weight (it had been the parameters', read at 2 B) */
     int kept = (py_any & FB_DATA_LINE) && (a->op_last & FB_FILLED) && !r.to_copy &&
                !(any & FB_CLONE) && !fwd && !run && !bwd && !opt && !ev && !comp;
-    r.input = own && ((any & FB_RAND) || ((any & FB_NOISE) && !init) || (r.to_copy && !cast));
+    /* made by an optimizer's constructor: its state before any step (Adagrad's sums), no batch;
+     * the replay takes it for init's, no step, and files it as the optimizer's (replay_phase.c) */
+    int ctor = opt && a->opt_init;
+    r.input =
+        own && !ctor && ((any & FB_RAND) || ((any & FB_NOISE) && !init) || (r.to_copy && !cast));
     r.data = (uint8_t)kept;
     r.input |= r.data;
     /* a copy on the device the program's own code makes outside a module (clone: device to
@@ -499,6 +507,7 @@ stack_facts phases_acc_end(const phases_acc *a)
         r.opt_copy = a->opt_own != 0; /* (its class an optimizer: its state, as SAM's old_p) */
     }
     r.phase = bwd             ? PHASE_BACKWARD
+              : ctor          ? PHASE_INIT
               : opt           ? PHASE_OPTIMIZER
               : ev            ? PHASE_EVAL
               : data          ? PHASE_DATA
@@ -510,6 +519,7 @@ stack_facts phases_acc_end(const phases_acc *a)
     /* a loss computed in the training loop (outside forward) is still the forward pass */
     /* (the cast's phase: none, or init's; before the first forward it is made as init's) */
     r.cast = (uint8_t)cast;
+    r.opt_init = (uint8_t)(r.phase == PHASE_INIT && ctor);
     return r;
 }
 

@@ -57,6 +57,9 @@ typedef struct stack_facts {
     /* opt_copy: such a copy on the device (input and workspace: phases_acc_end) made on a line of
      * the program's own optimizer class (optsrc.h: SAM's first_step keeps old_p so), its state */
     uint8_t opt_copy : 1;
+    /* opt_init: made by an optimizer's constructor (phase init: no step): its state, made before
+     * any step (torch.optim.Adagrad's sums; phases_acc.opt_init) */
+    uint8_t opt_init : 1;
 } stack_facts;
 _Static_assert(sizeof(stack_facts) == 14, "stack_facts: 14 bytes");
 
@@ -94,6 +97,9 @@ typedef struct phases_acc {
     /* the innermost optimizer frame (torch/optim, GradScaler.step): 0 none yet, 1 the optimizer's
      * own code, 2 a caller of a forward or a loss (optimizer.step(closure): Lightning, LBFGS) */
     int opt_frame;
+    /* opt_init: that innermost optimizer frame is a constructor's (torch.optim's __init__, or the
+     * __init__ of a class an optimizer's name names: phases_optim.c) */
+    int opt_init;
     /* npy: the Python frames added; lead: the index among them of the innermost one not of torch
      * (-1 none yet), lead_bits: the bits of torch's frames before it */
     int npy, lead;
@@ -104,7 +110,7 @@ typedef struct phases_acc {
 } phases_acc;
 #define PHASES_ACC_INIT                                                                            \
     {                                                                                              \
-        0, 0, 0, -1, 0, 0, 0, -1, 0, 0                                                             \
+        0, 0, 0, -1, 0, 0, 0, 0, -1, 0, 0                                                          \
     }
 /* phases_own_draw: the stack f (n frames, innermost first) is a call of the program's own line
  * that drew random values onto the device or copied a tensor there (randn, randint, .to), where

@@ -47,5 +47,12 @@ enum {
 
 /* phases_native_bits: what a native frame says, from its function's name (demangled) */
 uint32_t phases_native_bits(const char *fn);
+/* phases_optim_ctor (phases_optim.c): qualname q is (or is nested in) the __init__ of a class an
+ * optimizer's name names ("Adagrad.__init__", "Adam.__init__.<locals>.<dictcomp>"; one of
+ * torch.optim's names, or one ending in Optimizer): a program's own optimizer, whose state made
+ * at construction is its state (OpenAI ES's Adam, a hand-written Adagrad, as torch.optim.Adagrad
+ * makes its sums); its state had been counted as parameters. Python 3.10's frames name no class:
+ * not told there. */
+int phases_optim_ctor(const char *q);
 
 #endif

@@ -99,10 +99,8 @@ static inline __attribute__((always_inline)) void apply_alloc(state *s, const re
         replay_again_alloc(s, e); /* (a step's tensors, to take it again) */
     if (__builtin_expect(tl_on, 0) && lvl == L_TENSOR && !s->joining)
         timeline_stream_made(r->tl, ev);
-    if (ph == PHASE_INIT && (lvl == L_TENSOR || lvl == L_INNER) && !(loss & EF_INPUT)) {
-        replay_phase_half_add(s, ev->size / 2); /* a parameter: its 16-bit copy is half as big */
-        replay_phase_note_init(s, ev->size);
-    }
+    if (ph == PHASE_INIT && (lvl == L_TENSOR || lvl == L_INNER) && !(loss & EF_INPUT))
+        replay_phase_init_made(s, e, ev->stack_id); /* (a parameter, or an optimizer's state) */
     s->last_alloc_event = s->event;
     if (s->npend) /* freed before this allocation: not kept to the run's end */
         replay_cats_flush(s);

@@ -121,6 +121,9 @@ typedef struct replay_result {
      * frozen weight: autocast keeps one only of a weight that needs a gradient, for the region;
      * an OOM's unwinding not counted) */
     uint64_t fwd0_copies_made, fwd0_copies_freed;
+    /* optim_ctor_bytes: tensors an optimizer's constructor made (stack_facts.opt_init: Adagrad's
+     * sums), classified as its state: state made before any step */
+    uint64_t optim_ctor_bytes;
     uint32_t fwd0_copies_since_free; /* copies made after the last one freed (a frozen forward
                                       * that failed: those of the op it failed in, 1 or 2) */
     int oom_frozen_forward; /* the OOM came in such a first forward, every copy made before the

@@ -173,6 +173,17 @@ void replay_phase_vocab(state *s)
     s->sizes_gen++;
 }
 
+void replay_phase_init_made(state *s, livemap_entry *e, uint32_t stack)
+{
+    if (stack && facts_of(s, stack)->f.opt_init) { /* (its state: no weight) */
+        e->phase = PHASE_OPTIMIZER;
+        s->r->optim_ctor_bytes += e->size;
+        return;
+    }
+    replay_phase_half_add(s, e->size / 2); /* a parameter: its 16-bit copy is half as big */
+    replay_phase_note_init(s, e->size);
+}
+
 void replay_phase_note_init(state *s, uint64_t size)
 {
     if (s->ninit == s->capinit) {
@@ -318,5 +329,6 @@ int replay_phase_made(state *s, uint32_t id)
            (f->f.dropout ? INFER_MADE_DROPOUT : 0) | (f->f.to_copy ? INFER_MADE_CAST : 0) |
            (f->f.input ? INFER_MADE_INPUT : 0) | (f->f.phase == PHASE_INIT ? INFER_MADE_INIT : 0) |
            (f->f.workspace ? INFER_MADE_WORKSPACE : 0) |
-           (f->f.phase == PHASE_EVAL ? INFER_MADE_EVAL : 0) | (f->f.data ? INFER_MADE_DATA : 0);
+           (f->f.phase == PHASE_EVAL ? INFER_MADE_EVAL : 0) | (f->f.data ? INFER_MADE_DATA : 0) |
+           (f->f.opt_init ? INFER_MADE_OPTIM : 0);
 }

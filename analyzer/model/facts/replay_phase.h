@@ -16,6 +16,11 @@ static inline __attribute__((always_inline)) const struct stack_fx *facts_of(sta
         return &s->facts[id];
     return replay_facts_slow(s, id);
 }
+/* replay_phase_init_made: a tensor made before the first forward, e (its stack's): an optimizer's
+ * constructor's (stack_facts.opt_init: Adagrad's sums) is the optimizer's state, phase optimizer
+ * (classify.c's optimizer_state), its bytes in replay_result.optim_ctor_bytes; else a parameter,
+ * its size noted (replay_phase_note_init, replay_phase_half_add). */
+void replay_phase_init_made(state *s, livemap_entry *e, uint32_t stack);
 /* replay_phase_vocab: at the first forward, from the tensors made before it (the parameters). */
 void replay_phase_vocab(state *s);
 /* replay_phase_init_input: the flag an allocation of flags ef and size bytes made after a batch

@@ -172,6 +172,8 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
     out->state_elem = e;
     e = recognize_trainable(in, out, e); /* (trainable.c; fp32 masters make it 4) */
     out->state_cut = 0;
+    out->optim_ctor = in->optim_ctor > 0 && in->has_cat_peaks && in->optim_peak > 0;
+    optim_ctor_said(in, out); /* (optim_ctor.c: no gradient to count the trainable by) */
     if (in->has_cat_peaks && in->state_cut && out->trainable > 0) {
         /* part of the state made when the first step ran out of memory: the kind the code names
          * (none: not known), not the part's bytes per parameter (AdamW's 7.04 B of its 8 at a
@@ -188,7 +190,7 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
         return;
     }
     out->optim_own = 0;
-    if (in->has_cat_peaks && in->iterations > 0 && out->trainable > 0) {
+    if (in->has_cat_peaks && (in->iterations > 0 || out->optim_ctor) && out->trainable > 0) {
         out->optim_bpp = (double)in->optim_peak / (double)out->trainable;
         out->optim = by_state(out->optim_bpp * 4.0 / e, named, /* (fp32's bytes) */
                               kernel_family(out->family));
@@ -205,6 +207,7 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
                  !out->optim_class[0] ? ""
                  : named == OPT_OTHER ? " on the Python stacks: their states together)"
                                       : " on the Python stacks)");
+        optim_ctor_said(in, out); /* (made at its construction, before any step) */
         if (named == OPT_MOMENTUM && out->optim == OPT_NONE)
             snprintf(out->optim_class, sizeof out->optim_class, "SGD without momentum");
         /* no state measured where no Python frame was recorded: the step's allocations are not

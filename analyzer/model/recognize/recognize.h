@@ -157,6 +157,8 @@ typedef struct recognize_input {
     uint64_t copy_bytes;
     int copy_reordered;    /* weights_copy.h reordered: 0 in order, 1 copy.deepcopy made it, 2 made
                             * by stacks apart from the model's, both in another order */
+    uint64_t optim_ctor;   /* tensors an optimizer's constructor made, its state (replay.h
+                            * optim_ctor_bytes): state made before any step, 0: none */
     uint64_t copies_freed; /* autocast's 16-bit weight copies the first forward made and freed
                             * within it (replay.h fwd0_copies_freed): weights used, none kept */
 } recognize_input;
@@ -204,8 +206,10 @@ typedef struct run_recognition {
      * at train.py:60"); 0 and "" otherwise */
     unsigned optim_kinds;
     char optim_choices[200];
-    int state_cut; /* 1: the state was being made when the run ran out of memory (its first step):
-                    * optim_where says the part made, optim_bpp is not measured (< 0) */
+    int optim_ctor; /* 1: the optimizer made (part of) its state at its construction, before any
+                     * step (torch.optim.Adagrad's sums): measured then, not at a first step */
+    int state_cut;  /* 1: the state was being made when the run ran out of memory (its first step):
+                     * optim_where says the part made, optim_bpp is not measured (< 0) */
     int steps_maybe_skipped; /* 1: no optimizer ran that a GradScaler's skipping explains: the
                               * steps counted (gradients freed) may have updated nothing */
     int sgd_bare; /* 1: no step ran, and every one of the script's SGD calls gives neither momentum
@@ -301,6 +305,11 @@ int optim_own_classes(const char *s, size_t len, char names[][48], int max);
 /* optim_own_at: the index in names[0..k) of such a class constructed at s[i] (its name then '(',
  * no identifier before it, not its definition), its name's length in *n; -1 none */
 int optim_own_at(const char *s, size_t len, size_t i, char names[][48], int k, size_t *n);
+/* optim_ctor_said (optim_ctor.c): r's optimizer made its state at its construction
+ * (r->optim_ctor), no step ran: with its state measured (optim_bpp), optim_where says it was made
+ * so (and at most that per parameter where the backward was cut short); with no gradient to
+ * count the trainable parameters, optim_unmeasured says why; else nothing. */
+void optim_ctor_said(const recognize_input *in, run_recognition *r);
 /* optim_own_wraps: a state measured under a library optimizer's code (r->optim_class) that a
  * class of the script's own constructs and drives (SAM over SGD): said in r->optim_where, with
  * what its class keeps beside the step not counted there */
