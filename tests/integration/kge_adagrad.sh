@@ -80,4 +80,20 @@ grep -q "^  cause: .* a weight's size" oom.txt || fail "oom: $(grep -A1 '^  caus
 grep "^  parameters" predown.out | grep -q autocast && fail "predict --from: $(grep '^  parameters' predown.out)"
 "$VT" predict --from oom.vt >pred.out 2>&1
 grep "^  optimizer" pred.out | grep -q "made at its construction" || fail "predict --from: $(grep '^  optimizer' pred.out)"
+# Python 3.10's frames name no class ("__init__", "<dictcomp>"): the program's own Adagrad is told
+# by its construction's line (Adagrad( in the script) calling that __init__
+. "$ROOT/tests/python/pythons.sh"
+py310=$(vt_pythons | awk '$2 == "3.10" { print $1 }')
+if [ -n "$py310" ]; then
+    PY="$py310/bin/python3.10"
+    timeout 300 "$VT" run -q --card 2GiB -o p310.vt -- "$PY" "$P" --optim own </dev/null >p310.out 2>&1
+    report_both p310
+    python3 - p310.json p310.out <<'PY' || fail "python 3.10: $(grep '^  optimizer  ' p310.txt)"
+import json, sys
+j = json.load(open(sys.argv[1]))
+t = next(json.loads(l.split(" ", 1)[1]) for l in open(sys.argv[2]) if l.startswith("VRAMTRACE_TORCH_STATS "))
+assert j["categories"]["optimizer"] == t["optim_state_bytes"], (j["categories"], t)
+assert j["categories"]["parameters"] == t["param_bytes"], (j["categories"], t)
+PY
+fi
 echo "kge_adagrad: ok (an optimizer's state made at its construction is its state, measured, with no step of its own)"

@@ -55,6 +55,13 @@ int evalsrc_stack(evalsrc *e, tables *t, const tables_stack *st);
 /* evalsrc_frames: the same for a resolved stack (frames with their lines). */
 int evalsrc_frames(evalsrc *e, const tables *t, const tables_frame *f, size_t n);
 void evalsrc_free(evalsrc *e);
+/* evalsrc_optim_ctor: 1 when a Python frame of stack lies on a line of a recorded script that
+ * constructs an optimizer (NAME( of a class an optimizer's name names: phases_optim_name), the
+ * frame it called is a bare __init__ (no class named: Python 3.10's frames) and every frame inside
+ * it is a recorded script's (a module's construction passes torch's files): what a program's own
+ * optimizer's constructor made, else 0; evalsrc_optim_ctor_frames: the same of resolved frames. */
+int evalsrc_optim_ctor(evalsrc *e, tables *t, const tables_stack *st);
+int evalsrc_optim_ctor_frames(evalsrc *e, const tables *t, const tables_frame *f, size_t n);
 /* evalsrc_data_at: 1 when Python frame raw lies in a recorded script on a line where storage
  * filled with a constant is the program's data kept on the device, not a weight (datasrc.h: a
  * plain class's, or a function's that names no weight), else 0. */

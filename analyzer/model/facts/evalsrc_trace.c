@@ -15,6 +15,40 @@
 #define DATA_LINE 4
 /* ... and the body of the program's own optimizer class (optsrc.h) */
 #define OPT_LINE 8
+/* ... and a line that constructs an optimizer (a call of a class an optimizer's name names:
+ * phases_optim_name; not its class or def line) */
+#define OPTIM_LINE 16
+
+static int name_byte(char ch);
+
+/* optim_lines: OPTIM_LINE into out[line] of src's lines that call NAME( with NAME an optimizer's
+ * class (after no identifier byte, a '.' allowed: torch.optim.Adagrad(); not after class / def);
+ * a comment's or a string's text may count too, which runs no constructor. The count set. */
+static size_t optim_lines(const char *s, size_t len, uint8_t *out, size_t n)
+{
+    size_t line = 1, set = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '\n') {
+            line++;
+            continue;
+        }
+        if (!name_byte(s[i]) || (i && name_byte(s[i - 1])))
+            continue;
+        size_t j = i;
+        while (j < len && name_byte(s[j]))
+            j++;
+        size_t k = i;
+        while (k > 0 && (s[k - 1] == ' ' || s[k - 1] == '\t'))
+            k--;
+        int def =
+            (k >= 5 && !memcmp(s + k - 5, "class", 5)) || (k >= 3 && !memcmp(s + k - 3, "def", 3));
+        if (j < len && s[j] == '(' && !def && phases_optim_name(s + i, j - i) && line < n &&
+            !(out[line] & OPTIM_LINE))
+            out[line] |= OPTIM_LINE, set++;
+        i = j - 1;
+    }
+    return set;
+}
 
 void evalsrc_free(evalsrc *e)
 {
@@ -46,7 +80,8 @@ static void build(evalsrc *e, const tables *t)
             continue;
         size_t ev = evalsrc_lines(f->contents.s, f->contents.len, m, lines);
         ev += optsrc_lines(f->contents.s, f->contents.len, m, lines, OPT_LINE);
-        if (!datasrc_lines(f->contents.s, f->contents.len, m, lines, DATA_LINE) && !ev) {
+        ev += datasrc_lines(f->contents.s, f->contents.len, m, lines, DATA_LINE);
+        if (!optim_lines(f->contents.s, f->contents.len, m, lines) && !ev) {
             free(m);
             continue;
         }
@@ -126,6 +161,46 @@ int evalsrc_frames(evalsrc *e, const tables *t, const tables_frame *f, size_t n)
         if (v)
             return v;
     }
+    return 0;
+}
+
+/* ctor_step: one Python frame (its script's index k, line, function fn) of a walk innermost
+ * first; *init: the last a bare __init__ (no class named: Python 3.10's; a qualname's class is
+ * phases_optim_ctor's to tell); *own: no constructor outside the recorded scripts so far (a
+ * module's, torch.nn's: its weights). 1 when this frame's line constructs an optimizer and it
+ * called such an __init__ */
+static int ctor_step(const evalsrc *e, int k, int line, const char *fn, int *init, int *own)
+{
+    if (*init && *own && (line_bits(e, k, line) & OPTIM_LINE))
+        return 1;
+    size_t n = fn ? strlen(fn) : 0;
+    *own &= k >= 0 || n < 8 || strcmp(fn + n - 8, "__init__");
+    *init = k >= 0 && n == 8 && !strcmp(fn, "__init__");
+    return 0;
+}
+
+int evalsrc_optim_ctor(evalsrc *e, tables *t, const tables_stack *st)
+{
+    build(e, t);
+    int init = 0, own = 1;
+    for (unsigned i = 0; e->n && i < st->n_python; i++) {
+        uint64_t raw = st->frames[st->n_native + i];
+        tables_frame fr;
+        tables_resolve_frame(t, raw, TABLES_FRAME_PYTHON, &fr);
+        if (ctor_step(e, file_of(e, t, VT_PYFRAME_CODE(raw)), fr.line, fr.function, &init, &own))
+            return 1;
+    }
+    return 0;
+}
+
+int evalsrc_optim_ctor_frames(evalsrc *e, const tables *t, const tables_frame *f, size_t n)
+{
+    build(e, t);
+    int init = 0, own = 1;
+    for (size_t i = 0; e->n && i < n; i++)
+        if (f[i].kind == TABLES_FRAME_PYTHON &&
+            ctor_step(e, file_of(e, t, f[i].code_id), f[i].line, f[i].function, &init, &own))
+            return 1;
     return 0;
 }
 

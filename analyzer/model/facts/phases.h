@@ -165,6 +165,13 @@ void phases_acc_mark_data(phases_acc *a);
  * program's own optimizer class (evalsrc_opt_at, optsrc.h): a copy it makes there is its state */
 int phases_acc_lead(const phases_acc *a);
 void phases_acc_mark_opt(phases_acc *a);
+/* phases_optim_name: the n bytes at s name an optimizer's class (one of torch.optim's names, or
+ * one ending in Optimizer: phases_optim.c) */
+int phases_optim_name(const char *s, size_t n);
+/* phases_acc_mark_optim_ctor: the stack passes through an optimizer's constructor the program's
+ * source shows (evalsrc.h evalsrc_optim_ctor: Python 3.10's frames name no class), as a frame of
+ * torch.optim's __init__ would say */
+void phases_acc_mark_optim_ctor(phases_acc *a);
 void phases_memo_free(phases_memo *m);
 /* phases_site: the frame a report names for a stack: the innermost Python frame of the program's
  * own (outside torch / site-packages); when a framework's training loop (Hugging Face's Trainer,

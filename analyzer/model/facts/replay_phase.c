@@ -89,6 +89,8 @@ static stack_facts raw_facts(state *s, uint32_t id)
                 phases_acc_mark_data(&r);
             if (evalsrc_opt_frames(&s->r->eval_src, s->r->t, fr, n, phases_acc_lead(&r)))
                 phases_acc_mark_opt(&r); /* (the program's own optimizer class: optsrc.h) */
+            if (evalsrc_optim_ctor_frames(&s->r->eval_src, s->r->t, fr, n))
+                phases_acc_mark_optim_ctor(&r);
             return phases_acc_end(&r);
         }
         /* kept: a symbol that is named, symbolized, in no module or in one whose file failed
@@ -110,6 +112,8 @@ static stack_facts raw_facts(state *s, uint32_t id)
     if ((lead = phases_acc_lead(&a)) >= 0 && lead < st->n_python && /* (optsrc.h) */
         evalsrc_opt_at(&s->r->eval_src, s->r->t, st->frames[st->n_native + lead]))
         phases_acc_mark_opt(&a);
+    if (evalsrc_optim_ctor(&s->r->eval_src, s->r->t, st)) /* (Python 3.10: no class named) */
+        phases_acc_mark_optim_ctor(&a);
     return phases_acc_end(&a);
 }
 
