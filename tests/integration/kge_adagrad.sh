@@ -2,7 +2,8 @@
 # kge_adagrad.sh — an optimizer that makes its state at its construction: tests/python/kge_adagrad.py
 # (a SIMULATED TransE, DGL-KE's shape: two embedding tables, dense gradients) with Adagrad, whose
 # sums torch.optim.Adagrad.__init__ makes before any step (--optim torch), or a class of the
-# program's own that does the same (--optim own). The sums had been parameters ("parameters 4.38
+# program's own that does the same (--optim own; --optim subclass: a torch.optim.Optimizer
+# subclass of a name of its own). The sums had been parameters ("parameters 4.38
 # GiB" for 2.19 of weights), the optimizer "no state (plain SGD)", the weights "2.19 GiB take no
 # gradient"; torch's constructor had counted as an optimizer step; an out-of-memory run before any
 # step said "no step ran: its state not measured" and predict "made at its first step". Now,
@@ -24,13 +25,15 @@ run own 2GiB --optim own
 run torch 2GiB --optim torch
 run oom 2GiB --optim own --hidden_dim 128
 run half 2GiB --optim own --batch_size 128
-python3 - own.json own.out torch.json torch.out oom.json oom.out half.json half.out >check.out 2>&1 <<'PY' || fail "$(cat check.out)"
+run sub 2GiB --optim subclass
+python3 - own.json own.out torch.json torch.out oom.json oom.out half.json half.out sub.json sub.out \
+    >check.out 2>&1 <<'PY' || fail "$(cat check.out)"
 import json, sys
 def load(j, o):
     t = next(json.loads(l.split(" ", 1)[1]) for l in open(o) if l.startswith("VRAMTRACE_TORCH_STATS "))
     return json.load(open(j)), t
 bad = []
-for k in (1, 3):
+for k in (1, 3, 9):
     j, t = load(sys.argv[k], sys.argv[k + 1])
     name = sys.argv[k]
     assert not t["oom"] and t["steps"] == 2, t

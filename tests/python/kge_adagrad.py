@@ -5,7 +5,8 @@ and relation embedding tables (nn.Embedding, fp32, dense gradients), chunked neg
 tails), backward, an Adagrad step. Adagrad makes its state AT CONSTRUCTION, before any step:
 --optim own is a class of the program's own (no torch.optim base) whose __init__ makes one fp32
 state_sum per parameter element, as torch.optim.Adagrad.__init__ does; --optim torch is
-simtorch's torch.optim.Adagrad. Either way 4 B of state per trainable parameter, made and kept
+simtorch's torch.optim.Adagrad; --optim subclass a torch.optim.Optimizer subclass of a name of its
+own (KGEUpdate) that makes the same sums in its __init__. Every way 4 B of state per trainable parameter, made and kept
 from the optimizer's construction. Every parameter trains. The dense embedding backward makes
 table-sized buffers, whatever the batch. Prints its truth (VRAMTRACE_TORCH_STATS): the weights',
 gradients' and state's bytes, the trainable count, the steps; an out-of-memory error says where
@@ -43,6 +44,25 @@ class Adagrad:
             del std
 
 
+class KGEUpdate(torch.optim.Optimizer):
+    """The same update as a torch.optim.Optimizer subclass of a name of its own, its sums made in
+    its __init__ after the base's."""
+
+    def __init__(self, params, lr):
+        super().__init__(params, dict(lr=lr))
+        for group in self.param_groups:
+            for p in group["params"]:
+                self.state[p] = {"sum": torch.zeros_like(p.data)}
+
+    @torch.no_grad()
+    def step(self):
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    std = self.state[p]["sum"].sqrt()
+                    del std
+
+
 class TransE(nn.Module):
     def __init__(self, n_entities, n_relations, dim):
         super().__init__()
@@ -67,7 +87,7 @@ def main():
     ap.add_argument("--max_step", type=int, default=2)
     ap.add_argument("--n_entities", type=int, default=1000000)
     ap.add_argument("--n_relations", type=int, default=800)
-    ap.add_argument("--optim", choices=("own", "torch"), default="own")
+    ap.add_argument("--optim", choices=("own", "torch", "subclass"), default="own")
     a = ap.parse_args()
     truth = {"batch_size": a.batch_size, "hidden_dim": a.hidden_dim, "steps": 0, "oom": False,
              "oom_phase": None, "optimizer": a.optim}
@@ -79,6 +99,9 @@ def main():
         if a.optim == "own":
             opt = Adagrad(params, 0.25)
             truth["optim_state_bytes"] = tensor_bytes(s["sum"] for s in opt.state.values())
+        elif a.optim == "subclass":
+            opt = KGEUpdate(params, 0.25)
+            truth["optim_state_bytes"] = tensor_bytes(state_tensors(opt))
         else:
             opt = torch.optim.Adagrad(params, lr=0.25)
             truth["optim_state_bytes"] = tensor_bytes(state_tensors(opt))

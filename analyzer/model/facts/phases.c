@@ -490,9 +490,8 @@ stack_facts phases_acc_end(const phases_acc *a)
      * replay buffer), as a batch is, not a weight (it had been the parameters', read at 2 B) */
     int kept = (py_any & FB_DATA_LINE) && (a->op_last & FB_FILLED) && !r.to_copy &&
                !(any & FB_CLONE) && !fwd && !run && !bwd && !opt && !ev && !comp;
-    /* made by an optimizer's constructor: its state before any step (Adagrad's sums), no batch;
-     * the replay takes it for init's, no step, and files it as the optimizer's (replay_phase.c) */
-    int ctor = opt && a->opt_init;
+    /* an optimizer constructor's (or an own Optimizer subclass's __init__'s: optsrc.h): state */
+    int ctor = (opt && a->opt_init) || (a->opt_own && init && !(any & FB_CLONE) && !fwd && !bwd);
     r.input =
         own && !ctor && ((any & FB_RAND) || ((any & FB_NOISE) && !init) || (r.to_copy && !cast));
     r.data = (uint8_t)kept;
