@@ -13,38 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_size(const void *a, const void *b) /* (qsort's order of sizes) */
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* weight_sized: of snapshot s, the bytes of the backward's tensors the size of a weight live
- * beside them (a parameter of that size: an embedding table's dense gradient, made whole
- * whatever the micro-batch), and in *asked whether extra (a request) is of such a size too */
-static uint64_t weight_sized(const replay_snapshot *s, uint64_t extra, int *asked)
-{
-    size_t n = 0;
-    uint64_t sum = 0, *w = malloc((s->n ? s->n : 1) * sizeof *w);
-    *asked = 0;
-    if (!w)
-        return 0;
-    for (size_t i = 0; i < s->n; i++)
-        if (s->items[i].category == CAT_PARAMETERS && s->items[i].size >= (1u << 20))
-            w[n++] = s->items[i].size;
-    qsort(w, n, sizeof *w, cmp_size);
-    for (size_t i = 0; n && i < s->n; i++)
-        if (s->items[i].category == CAT_BACKWARD &&
-            bsearch(&s->items[i].size, w, n, sizeof *w, cmp_size))
-            sum += s->items[i].size;
-    /* (a request as the allocator asked for it: rounded up to 512 B, or 2 MiB when large) */
-    for (size_t i = 0; extra && i < n && !*asked; i++)
-        *asked = extra == w[i] || extra == (w[i] + 511) / 512 * 512 ||
-                 extra == (w[i] + (2u << 20) - 1) / (2u << 20) * (2u << 20);
-    free(w);
-    return sum;
-}
-
 static const char *env_value(const replay_result *r, const char *name)
 {
     return tables_env(r->t, name);
@@ -319,8 +287,8 @@ static int report_fill(report_ctx *c)
     f->at_tensors = r->at_tensors.by_cat;
     f->has_at_step = r->tensor_mode && r->at_step.n > 0;
     f->at_step = r->at_step.by_cat;
-    f->bwd_weight = weight_sized(f->has_at_tensors ? &r->at_tensors : &r->at_peak, 0,
-                                 &f->oom_request_weight); /* (0 here: the OOM's below) */
+    f->bwd_weight = report_weight_sized(f->has_at_tensors ? &r->at_tensors : &r->at_peak, 0,
+                                        &f->oom_request_weight); /* (0 here: the OOM's below) */
     f->iterations = (int)r->iterations;
     /* torch.compile compiles at the first forward: forward frames and no compile frame = eager */
     /* (segment mode may allocate nothing while compiling: then a Python frame of inductor,
@@ -508,8 +476,8 @@ static int report_fill(report_ctx *c)
         f->at_oom = r->at_oom.by_cat;
         /* (a request of a weight's size in the backward: a forward's B·T·d can match one) */
         f->bwd_weight_oom =
-            weight_sized(&r->at_oom, r->oom_phase == PHASE_BACKWARD ? r->oom_requested : 0,
-                         &f->oom_request_weight);
+            report_weight_sized(&r->at_oom, r->oom_phase == PHASE_BACKWARD ? r->oom_requested : 0,
+                                &f->oom_request_weight);
         f->oom_cache = r->oom_cache_released;
         f->at_oom.bytes[CAT_CACHE] += 0; /* the released cache is reported beside, not double */
         f->oom_outside = r->at_oom.by_cat.bytes[CAT_CONTEXT] +

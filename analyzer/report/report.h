@@ -148,6 +148,11 @@ unsigned report_params16(report_ctx *c, replay_result *r, const run_facts *f);
 void report_data(replay_result *r, run_facts *f);
 /* report_grads: f's oom_weight / oom_weight_n from r's OOM snapshot (report_grads.c) */
 void report_grads(const replay_result *r, run_facts *f);
+/* report_weight_sized: of snapshot s, the bytes of the backward's tensors the size of a weight
+ * live beside them (a parameter of that size, 1 MiB or more: an embedding table's dense
+ * gradient, made whole whatever the micro-batch), and in *asked whether extra (a request, 0:
+ * none) is of such a size too, as the caching allocator rounds it (report_grads.c) */
+uint64_t report_weight_sized(const replay_snapshot *s, uint64_t extra, int *asked);
 /* report_growth: c->growth from runs[0]'s replay and the model's card (report_growth.c). */
 void report_growth_fill(report_ctx *c);
 /* report_opt_steps: the optimizer steps the reports say the run took: r->iterations, or where a

@@ -556,8 +556,7 @@ int main(void)
         cmocka_unit_test(test_site_memo),       cmocka_unit_test(test_names),
         cmocka_unit_test(test_native_may_say),  cmocka_unit_test(test_compiled_and_scaler),
         cmocka_unit_test(test_closure),         cmocka_unit_test(test_own_cast),
-        cmocka_unit_test(test_own_draw),
-        cmocka_unit_test(test_optim_ctor),
+        cmocka_unit_test(test_own_draw),        cmocka_unit_test(test_optim_ctor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -112,9 +112,12 @@ static void new_step(model_result *m, const run_facts *f)
 
 int model_oom_state_cause(model_result *m, const run_facts *f, uint64_t cap)
 {
-    uint64_t wsized = f->bwd_weight_oom + (f->oom_request_weight ? f->oom_requested : 0);
-    return advice_state_cause(&f->at_oom, model_oom_whole_state(m, f), wsized, cap, m->why,
-                              sizeof m->why);
+    /* (the backward's weight-sized tensors beside a state: an Adagrad's sums beside a table's
+     * dense gradient; with no state, the weights and their gradients are model_grads_cause's) */
+    uint64_t whole = model_oom_whole_state(m, f);
+    uint64_t wsized =
+        whole ? f->bwd_weight_oom + (f->oom_request_weight ? f->oom_requested : 0) : 0;
+    return advice_state_cause(&f->at_oom, whole, wsized, cap, m->why, sizeof m->why);
 }
 
 void model_oom_calibrate(model_result *m, const run_facts *f)
