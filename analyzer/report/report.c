@@ -342,6 +342,7 @@ static int report_fill(report_ctx *c)
     }
     report_step_pass(c, r); /* (a no-grad pass whose outputs the step uses: a rollout) */
     report_tokens_joined(r, f->inferred, f); /* (a DPO loop's chosen and rejected, joined) */
+    report_images_folded(r, f->inferred ? &c->inferred : NULL); /* (a clip's frames) */
     f->has_cat_peaks = r->has_cat_peaks;
     for (int i = 0; r->has_cat_peaks && i < CAT_COUNT; i++)
         f->cat_peak[i] = r->cat_peak[i];

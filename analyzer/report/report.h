@@ -135,6 +135,10 @@ void report_step_pass(report_ctx *c, replay_result *r);
  * live there, 0 where none is. */
 void report_batch_now(const replay_result *r, const replay_snapshot *snap, const infer_result *ir,
                       uint64_t *tokens, uint64_t *images);
+/* report_images_folded: ir's image size not known where the forward's first tensor was made on
+ * a line of the program that folds the batch's leading dimensions (joinsrc_folds: a video
+ * model's B clips viewed as B·T frames), B's words the samples' */
+void report_images_folded(const replay_result *r, infer_result *ir);
 /* report_tokens_joined: f->tokens_joined and its words, where ir's token batch (not an
  * evaluation's) was made on a line of a recorded script that joins tensors along their first
  * dimension (joinsrc.h; report_batch.c) */

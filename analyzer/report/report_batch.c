@@ -5,6 +5,9 @@
  * batch flag had made T 4x too small for a ramp 4 -> 8 -> 16 (model_batch_seen reads both). */
 #include "report.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #include "joinsrc.h"
 
 /* made_again: stack s is the first forward's batch line (stack) or runs the same Python lines */
@@ -46,4 +49,26 @@ void report_tokens_joined(const replay_result *r, const infer_result *ir, run_fa
     const tables_stack *st = tables_stack_get(r->t, ir->tokens_stack);
     f->tokens_joined =
         st ? joinsrc_stack(r->t, st, f->tokens_joined_at, sizeof f->tokens_joined_at) : 0;
+}
+
+void report_images_folded(const replay_result *r, infer_result *ir)
+{
+    if (!r || !ir || !ir->v[INFER_image_size].known || !ir->images_fwd_stack)
+        return;
+    char said[104];
+    const tables_stack *st = tables_stack_get(r->t, ir->images_fwd_stack);
+    if (!st || !joinsrc_folds(r->t, st, said, sizeof said))
+        return;
+    /* B·C·H·W is B·(T·3)·H·W as well as B·3·(H·√T)²: TSM's clips of 16 frames of 224² had been
+     * "896×896 images"; the labels still count the samples */
+    memset(&ir->v[INFER_image_size], 0, sizeof ir->v[INFER_image_size]);
+    ir->images_stack = ir->images_fwd_stack = 0;
+    infer_value *b = &ir->v[INFER_batch_size];
+    if (b->known)
+        snprintf(b->where, sizeof b->where,
+                 "B = %lld: one int64 per sample (a classifier's labels) beside an fp32 batch; "
+                 "the forward's first tensor came from a line that folds the batch's leading "
+                 "dimensions (%.100s): how many images a sample holds (a clip's frames), and "
+                 "their size, not known",
+                 (long long)b->value, said);
 }

@@ -60,6 +60,7 @@ typedef struct infer_result {
     uint32_t tokens_stack;        /* the stack that made the token batch (0: none known) */
     uint32_t tokens_lookup_stack; /* ... and its embedding lookup (0: none known) */
     uint32_t images_stack;        /* ... the image batch (INFER_image_size; 0: none known) */
+    uint32_t images_fwd_stack;    /* ... the first forward's first tensor after it (0: none) */
     /* the program keeps fp32 master weights of its 16-bit weights (a copy of each at twice its
      * bytes), left out of P: their bytes, and those of further copies of them (an EMA's); 0:
      * none found */

@@ -101,7 +101,7 @@ void vt__infer_images(const vt__pass *p, const uint64_t *elems, size_t nelems, s
     if (!T && (T = headless ? headless : first))
         token_batch(p, T, d, 0, out);
     if (p->img_b)
-        out->images_stack = p->img_stack;
+        out->images_stack = p->img_stack, out->images_fwd_stack = p->img_fwd_stack;
     if (p->img_b)
         vt__set(out, INFER_image_size, (int64_t)p->img_side,
                 "%llu×%llu images: B·3·H·W fp32 = %llu B", (unsigned long long)p->img_side,
@@ -176,5 +176,11 @@ int vt__find_images(vt__pass *p)
     p->t[bi].batch = p->t[bj].batch = 1;
     p->img_b = bb, p->img_side = bside, p->img_bytes = p->t[bi].size;
     p->img_stack = p->t[bi].stack;
+    /* (the line of the program's forward that made it says whether the forward folds the
+     * batch's samples into more images: report_images_folded) */
+    p->img_fwd_stack = 0;
+    for (size_t k = bi + 1; k < p->n && !p->img_fwd_stack; k++)
+        if ((p->t[k].made & 7) == INFER_MADE_FORWARD)
+            p->img_fwd_stack = p->t[k].stack;
     return 1;
 }

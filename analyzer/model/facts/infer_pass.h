@@ -66,6 +66,7 @@ typedef struct vt__pass {
     size_t oom_at;       /* ... and its index */
     uint64_t img_b, img_side, img_bytes; /* an image batch (vt__find_images), 0 = none */
     uint32_t img_stack;                  /* ... the stack that made it */
+    uint32_t img_fwd_stack;              /* ... and the first forward tensor's after it */
     size_t inputs; /* the program's inputs vt__find_images marked (no tokens: no blocks to read) */
     unsigned elem; /* bytes per parameter element (0: 4, fp32; infer_pass_params16) */
     char elem_why[256]; /* ... what says they are 16-bit */

@@ -175,7 +175,51 @@ static int join_at(const char *c, const lline *L, long j, size_t *at, size_t *en
     return 0;
 }
 
-int joinsrc_stack(const tables *t, const tables_stack *st, char *said, size_t len)
+/* receiver: the start of the name whose method is called at code[i] (input, of input.view()) */
+static size_t receiver(const char *code, size_t i)
+{
+    while (i > 0 && (name_byte(code[i - 1]) || code[i - 1] == '.'))
+        i--;
+    return i;
+}
+
+int joinsrc_fold_code(const char *code, size_t len, size_t *at, size_t *end)
+{
+    static const char *const calls[] = {".view(", ".reshape(", ".flatten("};
+    for (size_t i = 0; i < len; i++)
+        for (size_t n = 0; n < sizeof calls / sizeof calls[0]; n++) {
+            size_t cl = strlen(calls[n]), e, a;
+            if (i + cl > len || memcmp(code + i, calls[n], cl))
+                continue;
+            e = close_of(code, i + cl - 1, len);
+            a = skip_blank(code, i + cl, e);
+            if (n == 2) { /* .flatten(0, 1): the first two dimensions made one */
+                if (a + 1 < e && code[a] == '0' && code[skip_blank(code, a + 1, e)] == ',' &&
+                    code[skip_blank(code, skip_blank(code, a + 1, e) + 1, e)] == '1')
+                    return *at = receiver(code, i), *end = e + 1, 1;
+                continue;
+            }
+            if (a < e && code[a] == '(') /* .view((-1, 3) + x.size()[-2:]) */
+                a = skip_blank(code, a + 1, e);
+            int folds = a + 1 < e && code[a] == '-' && code[a + 1] == '1' &&
+                        (a + 2 >= e || !name_byte(code[a + 2]));
+            for (size_t k = a, depth = 0; !folds && k < e; k++) { /* a product first: b * t */
+                depth += code[k] == '(' || code[k] == '[';
+                depth -= code[k] == ')' || code[k] == ']';
+                if (!depth && code[k] == ',')
+                    break;
+                folds = !depth && code[k] == '*';
+            }
+            if (folds)
+                return *at = receiver(code, i), *end = e + 1, 1;
+        }
+    return 0;
+}
+
+/* stack_line: of the innermost Python frame of st in a recorded script, its line's join count
+ * (join_at) or, fold set, its fold (joinsrc_fold_code: 1); said, the call as written ("FILE:LINE
+ * call(...)") */
+static int stack_line(const tables *t, const tables_stack *st, int fold, char *said, size_t len)
 {
     for (unsigned p = 0; st && p < st->n_python; p++) {
         tables_frame fr;
@@ -190,7 +234,9 @@ int joinsrc_stack(const tables *t, const tables_stack *st, char *said, size_t le
         while (j < nl && !((uint32_t)fr.line >= L[j].first && (uint32_t)fr.line <= L[j].last))
             j++;
         size_t at = 0, end = 0;
-        int k = j < nl ? join_at(c, L, j, &at, &end, &jl) : 0;
+        int k = j >= nl ? 0
+                : fold  ? ((jl = j), joinsrc_fold_code(c + L[j].a, L[j].b - L[j].a, &at, &end))
+                        : join_at(c, L, j, &at, &end, &jl);
         if (k && said && len) { /* (the call as written, strings and all, on one line) */
             const char *base = strrchr(f->name.s, '/');
             int w = snprintf(said, len, "%s:%u ", base ? base + 1 : f->name.s, L[jl].first);
@@ -208,4 +254,14 @@ int joinsrc_stack(const tables *t, const tables_stack *st, char *said, size_t le
         return k;
     }
     return 0;
+}
+
+int joinsrc_stack(const tables *t, const tables_stack *st, char *said, size_t len)
+{
+    return stack_line(t, st, 0, said, len);
+}
+
+int joinsrc_folds(const tables *t, const tables_stack *st, char *said, size_t len)
+{
+    return stack_line(t, st, 1, said, len);
 }

@@ -454,7 +454,16 @@ void config_apply_script(nano_config *c, int argc, const char *const *argv)
         if (ty != CONFIG_INT && ty != CONFIG_FLOAT)
             continue; /* precision and compile: the trace says what ran */
         config_value *v = &c->v[k];
-        if (v->src == CONFIG_SRC_UNKNOWN && alias_value(c, k, &fl[i], lng, argc, argv))
+        char other[64], global[64];
+        config_flag_name(c->batch_other, other, sizeof other);
+        config_flag_name(c->batch_global, global, sizeof global);
+        int not_micro = k == CFG_batch_size && ((c->batch_other[0] && flag_named(&fl[i], other)) ||
+                                                (c->batch_global[0] && flag_named(&fl[i], global)));
+        /* the command line under another of the flag's names beats the trace's inference, as it
+         * does under the name the spellings know (-b 12 for --batch-size: a video model's clips,
+         * which the trace read as B from the labels) */
+        if ((v->src == CONFIG_SRC_UNKNOWN || (v->src == CONFIG_SRC_TRACE && !not_micro)) &&
+            alias_value(c, k, &fl[i], lng, argc, argv))
             continue;
         if (v->src == CONFIG_SRC_UNKNOWN &&
             (ty == CONFIG_INT ? fl[i].has_default : fl[i].ndef[0] != '\0')) {
@@ -471,11 +480,7 @@ void config_apply_script(nano_config *c, int argc, const char *const *argv)
                            sizeof err) != 0)
                 continue;
         }
-        char other[64], global[64];
-        config_flag_name(c->batch_other, other, sizeof other);
-        config_flag_name(c->batch_global, global, sizeof global);
-        if (k == CFG_batch_size && ((c->batch_other[0] && flag_named(&fl[i], other)) ||
-                                    (c->batch_global[0] && flag_named(&fl[i], global))))
+        if (not_micro)
             continue; /* another batch than the micro-batch (the trace's, the script's use) */
         if (k == CFG_batch_size && v->src == CONFIG_SRC_TRACE && fl[i].has_default &&
             fl[i].def != v->i && !scriptflags_given(&fl[i], argc, argv)) {
