@@ -42,7 +42,10 @@ def largest_held(D, f, pr, siblings):
     in D): its tensors at most 5 % under those the sibling requested and 5 % over its allocator's
     block-level peak (off), and it fit"""
     bad = []
-    sib = [g for g in siblings if g["batch_size"] == pr.get("largest_batch_size")]
+    # (the largest with the run's own cache share where the one that counts the room for
+    # fragmentation is below it: "N to M", the growth of the tensors held at M)
+    top = pr.get("largest_batch_size_own_cache") or pr.get("largest_batch_size")
+    sib = [g for g in siblings if g["batch_size"] == top]
     for g in sib:
         p, why = predict(os.path.join(D, f["trace"]), g["batch_size"], 1)
         lo, hi = off(p, g) if p else (None, None)
@@ -51,7 +54,7 @@ def largest_held(D, f, pr, siblings):
                        (f["trace"], g["batch_size"], p and p["tensor_bytes"], g["trace"],
                         g["max_memory_allocated"], why))
     if not sib and siblings:
-        bad.append("%s: no sibling at its largest batch %s" % (f["trace"], pr.get("largest_batch_size")))
+        bad.append("%s: no sibling at its largest batch %s" % (f["trace"], top))
     return bad
 
 

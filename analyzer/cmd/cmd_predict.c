@@ -205,9 +205,13 @@ verdict:
     else if (lb) {
         char ts[sizeof run->unreached_short * 4]; /* (the trace's file name: escaped) */
         escape_term(run->unreached_short, strlen(run->unreached_short), ts, sizeof ts);
-        printf("largest %s that fits (keeping >= %d %% free%s%s): %s%llu%s", mb,
+        double share; /* (the largest with the run's own cache share: "N to M", as the report) */
+        uint64_t hi = advice_largest_own(cal, s, run->lower_bounds ? 0 : lb, a->card.bytes,
+                                         ADVICE_HEADROOM, &share);
+        printf("largest %s that fits (keeping >= %d %% free%s%s): %s%llu%s%.0llu%s", mb,
                ADVICE_HEADROOM_PCT, ts[0] ? "; " : "", ts, run->lower_bounds ? "at most " : "",
-               (unsigned long long)lb, run->lower_bounds ? " (the what-ifs are lower bounds)" : "");
+               (unsigned long long)lb, hi ? " to " : "", (unsigned long long)hi, /* (0: nothing) */
+               run->lower_bounds ? " (the what-ifs are lower bounds)" : "");
         advice_batch_flags(c, &base, lb, s->A, run->targs[0] ? run->targs : NULL, flags,
                            sizeof flags);
         if (c->program == PROG_NANOGPT)
@@ -215,7 +219,11 @@ verdict:
         else
             printf(flags[0] == '(' ? "  %s\n" : flags[0] ? "  (%s)\n" : "%s\n", flags);
         uint64_t cache, most = largest_cache(cal, s, lb, a, run->lower_bounds, &cache);
-        char why[240];
+        char why[320];
+        if (hi) /* as the report says it */
+            printf("  %s\n",
+                   model_own_share_text(lb, hi, share, advice_cache_floor(s, cal->expandable), mb,
+                                        why, sizeof why));
         if (most) /* as the report says it */
             printf("  %s\n", model_largest_cache_text(cache, lb, most, why, sizeof why));
         if (!run->lower_bounds &&

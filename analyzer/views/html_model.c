@@ -308,8 +308,9 @@ void html_advice(FILE *out, const report_ctx *c)
         html_esc(out, model_unpredicted_text(model_batch_word(m), m->eval_batch, un, sizeof un));
         fputs(".</p>\n", out);
     } else if (m->capacity && config_known(&m->cfg, CFG_batch_size)) {
-        char u64s[24];
-        snprintf(u64s, sizeof u64s, "%llu", (unsigned long long)m->largest_batch);
+        char u64s[48];
+        snprintf(u64s, sizeof u64s, m->largest_own ? "%llu to %llu" : "%llu",
+                 (unsigned long long)m->largest_batch, (unsigned long long)m->largest_own);
         fprintf(out, "<p>Largest %s that fits (other settings unchanged, keeping &ge; %d %% free",
                 model_batch_word(m), ADVICE_HEADROOM_PCT);
         if (m->unreached_short[0]) { /* (the script's file name: the trace's bytes) */
@@ -320,7 +321,16 @@ void html_advice(FILE *out, const report_ctx *c)
                 m->lower_bounds && m->largest_batch ? "at most " : "",
                 m->largest_batch ? u64s : "none, not even 1",
                 m->lower_bounds ? " (the what-ifs are lower bounds)" : "");
-        char why[240];
+        char why[320];
+        if (m->largest_own) { /* (model.h), in the text's words */
+            model_own_share_text(m->largest_batch, m->largest_own, m->largest_own_share,
+                                 advice_cache_floor(&m->shape, m->calib.expandable),
+                                 model_batch_word(m), why, sizeof why);
+            /* "N with ...; M at ...": a sentence of its own here */
+            fputs("<p>", out);
+            html_esc(out, why);
+            fputs(".</p>\n", out);
+        }
         if (m->largest_cache_most) { /* (model.h), in the text's words */
             model_largest_cache_text(m->largest_cache, m->largest_batch, m->largest_cache_most, why,
                                      sizeof why);

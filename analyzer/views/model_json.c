@@ -265,6 +265,12 @@ void model_json(cJSON *root, const model_result *m, const run_facts *f)
         cJSON_AddNullToObject(pr, "largest_batch_cache_assumed_bytes");
         cJSON_AddNullToObject(pr, "largest_batch_cache_most_bytes");
     }
+    /* the largest with the cache share the run measured, above the one that counts the room for
+     * fragmentation (model.h largest_own), as the text says it */
+    if (m->largest_own && !m->largest_unpredicted)
+        cJSON_AddNumberToObject(pr, "largest_batch_size_own_cache", (double)m->largest_own);
+    else
+        cJSON_AddNullToObject(pr, "largest_batch_size_own_cache");
     /* the next micro-batch's (1 after none): the cache assumed, and the most with which it
      * would fit, as the text says it */
     if (m->next_cache_most && !m->largest_unpredicted && !m->advice_none[0] &&

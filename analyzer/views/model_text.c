@@ -316,8 +316,9 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
         fprintf(out, "  largest %s that fits: %s\n", mb,
                 model_unpredicted_text(mb, m->eval_batch, un, sizeof un));
     else if (m->capacity && config_known(&m->cfg, CFG_batch_size)) {
-        char u64s[24];
-        snprintf(u64s, sizeof u64s, "%llu", (unsigned long long)m->largest_batch);
+        char u64s[48];
+        snprintf(u64s, sizeof u64s, m->largest_own ? "%llu to %llu" : "%llu",
+                 (unsigned long long)m->largest_batch, (unsigned long long)m->largest_own);
         fprintf(out,
                 "  largest %s that fits (other settings unchanged, keeping >= %.0f %% "
                 "free%s%s): %s%s%s\n",
@@ -325,7 +326,12 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
                 m->lower_bounds && m->largest_batch ? "at most " : "",
                 m->largest_batch ? u64s : "none, not even 1",
                 m->lower_bounds ? " (the what-ifs are lower bounds)" : "");
-        char why[240];
+        char why[320];
+        if (m->largest_own) /* (model.h) */
+            fprintf(out, "      %s\n",
+                    model_own_share_text(m->largest_batch, m->largest_own, m->largest_own_share,
+                                         advice_cache_floor(&m->shape, m->calib.expandable), mb,
+                                         why, sizeof why));
         if (m->largest_cache_most) /* (model.h) */
             fprintf(out, "      %s\n",
                     model_largest_cache_text(m->largest_cache, m->largest_batch,
@@ -429,6 +435,17 @@ const char *model_largest_cache_text(uint64_t cache, uint64_t B, uint64_t most, 
              "less than %.0f %% free (measure it: vramtrace fit)",
              card_format_bytes(cache, b1, sizeof b1), (unsigned long long)B,
              card_format_bytes(most, b2, sizeof b2), ADVICE_HEADROOM * 100);
+    return out;
+}
+
+const char *model_own_share_text(uint64_t lb, uint64_t hi, double share, double floor,
+                                 const char *mb, char *out, size_t n)
+{
+    snprintf(out, n,
+             "%llu with the allocator cache at %.0f %% of its tensors, the room for fragmentation "
+             "a run can need; %llu at the %.0f %% this run measured (a share that can grow with "
+             "the %s; measure it: vramtrace fit)",
+             (unsigned long long)lb, floor * 100, (unsigned long long)hi, share * 100, mb);
     return out;
 }
 

@@ -38,6 +38,12 @@ const char *model_largest_cache_text(uint64_t cache, uint64_t B, uint64_t most, 
  * evaluation pass of that batch) in that pass, so the run does not measure how its training step
  * grows with the micro-batch; as the report's text, its page and predict say it. */
 const char *model_unpredicted_text(const char *mb, uint64_t eval_batch, char *out, size_t n);
+/* model_own_share_text: "LB with the allocator cache at F % of its tensors, the room for
+ * fragmentation a run can need; HI at the S % this run measured (a share that can grow with the
+ * MB; measure it: vramtrace fit)", MB mb ("micro-batch", "batch"): the two ends of "largest ...:
+ * LB to HI" (model.h largest_own) */
+const char *model_own_share_text(uint64_t lb, uint64_t hi, double share, double floor,
+                                 const char *mb, char *out, size_t n);
 /* model_next_cache_text: the same of micro-batch B + 1, which does not keep the headroom with the
  * cache assumed: "at B+1 the allocator cache decides: X of it assumed; with at most Y it would
  * keep 5 % free (measure it: vramtrace fit)" (model.h next_cache, next_cache_most). */

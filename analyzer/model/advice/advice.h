@@ -53,6 +53,10 @@ typedef struct model_calib {
     /* ... of a later step, where the run measured one step only and took it again through the
      * allocator's rules (model.c: replay_again.c's); < 0: none (cache_fraction for every step) */
     double later_cache_fraction;
+    /* 1: a what-if up to twice the run's micro-batch counts the share cache_fraction measured,
+     * with no room up to the fragmentation floor (advice_largest_own: the largest so, said beside
+     * the one that counts the room) */
+    int own_share_to_twice;
     int expandable;        /* 1: expandable_segments:True (smaller fragmentation floor) */
     int partial;           /* 1: fitted to a run that stopped at an OOM, or (unstepped) whose
                             * trace ended before its first optimizer step */
@@ -393,6 +397,14 @@ uint64_t advice_fit_cache(const prediction *p, uint64_t capacity, double headroo
  * 2-3x between micro-batches), the most with which it still would; else 0 (nothing to say). */
 uint64_t advice_largest_cache(const model_calib *c, const gpt_shape *s, uint64_t B,
                               uint64_t capacity, double headroom, uint64_t *cache);
+/* advice_largest_own: the largest micro-batch that keeps the headroom where a what-if up to twice
+ * the run's own counts the cache share the run measured (*share) with no room up to the
+ * fragmentation floor, when above lb (the largest that counts the room); else 0. The share can
+ * grow with the micro-batch (a VGG16-BN with SWA: 1.16x its tensors at 2048, 1.18x at 3816, where
+ * that share's largest, 3816, kept 3.6 % free), or not (an LSTM at 160 kept 5.7 %, above the
+ * room's 146): the two are said together. */
+uint64_t advice_largest_own(const model_calib *c, const gpt_shape *s, uint64_t lb,
+                            uint64_t capacity, double headroom, double *share);
 /* advice_next_cache: the prediction at micro-batch B + 1 (s otherwise), which does not keep the
  * headroom only for the cache it assumes, not measured: a partial run's (out of memory, or no
  * step: the fragmentation floor whole), or the room for fragmentation it adds to the cache the

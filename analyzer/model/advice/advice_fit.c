@@ -44,6 +44,19 @@ uint64_t advice_largest_cache(const model_calib *c, const gpt_shape *s, uint64_t
     return advice_fit_cache(&p, capacity, headroom, cache);
 }
 
+uint64_t advice_largest_own(const model_calib *c, const gpt_shape *s, uint64_t lb,
+                            uint64_t capacity, double headroom, double *share)
+{
+    model_calib own = *c;
+    own.own_share_to_twice = 1;
+    *share = c->later_cache_fraction >= 0 && !s->iteration0 ? c->later_cache_fraction
+                                                            : c->cache_fraction;
+    if (!lb || !c->calibrated || c->partial || c->lower || c->cache_fraction < 0)
+        return 0;
+    uint64_t hi = advice_largest_batch(&own, s, capacity, headroom);
+    return hi > lb ? hi : 0;
+}
+
 uint64_t advice_next_cache(const model_calib *c, const gpt_shape *s, uint64_t B, uint64_t capacity,
                            double headroom, uint64_t *cache)
 {

@@ -273,6 +273,11 @@ typedef struct model_result {
      * said where less than twice the assumed would not (the runs' caches moved 2-3x between
      * micro-batches: Llama 160M fp16 8.7 % of its tensors at B=4, 15.5 % at B=8); 0: not said */
     uint64_t largest_cache, largest_cache_most;
+    /* the largest with the cache share this run measured, above largest_batch (which counts room
+     * up to the fragmentation floor above the run's micro-batch), and that share
+     * (advice_largest_own); 0: not said */
+    uint64_t largest_own;
+    double largest_own_share;
     /* the cache assumed at largest_batch + 1, and the most with which that micro-batch would keep
      * the headroom, said where only the cache assumed keeps it out (the cache decides): a run out
      * of memory's (the fragmentation floor), or the room for fragmentation added to the run's

@@ -197,6 +197,14 @@ void model_advice_notes(model_result *m, const run_facts *f)
     }
     if (model_token_lever(m, f, t, sizeof t)) /* (--max-tokens: named, no value predicted) */
         note(m, t);
+    /* the largest with the cache share this run measured, beside the largest that counts the room
+     * for fragmentation above the run's micro-batch (model.h largest_own), at model.c's shape */
+    gpt_shape steady = m->shape;
+    steady.iteration0 = 0;
+    steady.accum_unknown = !m->shape.no_training && advice_accum_unknown(&m->cfg);
+    if (!m->largest_unpredicted && config_known(&m->cfg, CFG_batch_size))
+        m->largest_own = advice_largest_own(&m->calib, &steady, m->largest_batch, m->capacity,
+                                            ADVICE_HEADROOM, &m->largest_own_share);
     if (f->caught_peak) {
         snprintf(t, sizeof t,
                  "the peak measured came in a pass an out-of-memory error cut short at %.3f s (a "
