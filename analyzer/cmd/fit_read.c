@@ -102,7 +102,7 @@ int fit_read_traces(const char *dir, fit_trial *t)
                 t->seq_seen = seq;
             if ((int)r->iterations > t->steps)
                 t->steps = (int)r->iterations;
-            t->steps_unsure |= r->free_steps_first && r->tensor_mode; /* (as report_json's) */
+            t->steps_unsure |= replay_steps_unsure(r); /* (as report_json's) */
             if (r->peak_process >= t->peak && !t->oom) {
                 t->peak = r->peak_process;
                 t->live = r->at_peak.by_cat;

@@ -312,6 +312,7 @@ static int report_fill(report_ctx *c)
     f->backward_passes = (int)r->backward_passes, f->oom_recovered = r->oom_recovered;
     f->cache_passes = (int)r->cache_passes;
     f->free_steps_first = (int)r->free_steps_first;
+    f->steps_why = replay_steps_why(r);
     /* (a caught error that is has_oom's: the advice of a run out of memory, which trained on) */
     f->caught_peak = replay_peak_in_caught(r) && !r->has_oom;
     f->caught_ns = r->caught.time_ns, f->caught_request = r->caught.requested;

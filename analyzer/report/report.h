@@ -53,6 +53,7 @@ typedef struct report_growth {
     int no_opt_step;             /* 1: the replay saw no optimizer step in the run */
     int steps_unseen;            /* 1: ... where steps may have run unseen (optim_steps_unseen) */
     int steps_passes; /* 1: a gradient's free need not have ended a step (free_steps_first) */
+    int passes_split; /* 1: ... the steps may be passes of one forward's step (free_steps_shared) */
     int split; /* 1: iterations are the gradient frees over A (report_opt_steps): of the growth's
                 * steps, which ended in an optimizer step is not known */
     int from_records; /* 1: the trace's STEP records (a chunked trace), 0: the replay */

@@ -75,7 +75,8 @@ void report_growth_fill(report_ctx *c)
     o->passes = (uint32_t)r->backward_passes;
     o->iterations = report_opt_steps(c);
     o->split = c->model && c->model->cfg.split_on;
-    o->steps_passes = r->free_steps_first && r->tensor_mode;
+    o->steps_passes = replay_steps_unsure(r);
+    o->passes_split = o->steps_passes && r->free_steps_shared;
     o->from_records = g->from_records;
     o->tensors = g->tensors_seen;
     o->secs_per_step = growth_time_per_step(g);
@@ -126,7 +127,9 @@ void report_growth_fill(report_ctx *c)
     }
     o->nsites = n;
     /* the ETA: the last step's highest bytes grow by the rate each step until the card */
-    if (n && o->capacity && o->last_peak && o->rate >= 1) {
+    /* (not where the steps may be passes of one step: PCGrad's per-task copies, freed at its
+     * step's end, had been "+78.3 MiB per step ... reaches the card at step 108") */
+    if (n && o->capacity && o->last_peak && o->rate >= 1 && !o->passes_split) {
         o->reaches = 1;
         o->steps_to_card =
             o->last_peak >= o->capacity ? 0 : ceil((double)(o->capacity - o->last_peak) / o->rate);

@@ -177,7 +177,12 @@ void growth_text(FILE *out, const report_ctx *c, const char *bold, const char *n
     if (g->nmore)
         fprintf(out, "  and %d more stack%s growing (%s per step in all)\n", g->nmore,
                 g->nmore == 1 ? "" : "s", human((uint64_t)g->rate, a, sizeof a));
-    if (g->sites[0].in_forward)
+    if (g->passes_split)
+        fprintf(out, "  these steps may be backward passes of one forward, within one optimizer "
+                     "step (see events): what grows across them may be the step's own tensors of "
+                     "each pass, freed when the step ends; whether it stays alive past an "
+                     "optimizer step is not known\n");
+    else if (g->sites[0].in_forward)
         fprintf(out, "  what a module's forward made (activations, saved for a backward that never "
                      "came) stays alive past its step: something keeps its output or loss, and "
                      "so its graph (a list of losses, `total += loss` without .item())\n");

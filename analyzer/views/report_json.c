@@ -168,7 +168,7 @@ int report_json(FILE *out, const report_ctx *c)
     /* (0 seen, where a step may leave no trace: not 0 run) */
     if ((c->model && !r->iterations &&
          (optim_steps_unseen(&c->model->rec) || c->model->no_forward)) ||
-        (r->free_steps_first && r->tensor_mode)) /* (a free that may end a pass, not a step) */
+        replay_steps_unsure(r)) /* (a free that may end a pass, not a step) */
         cJSON_AddBoolToObject(root, "iterations_known", 0);
     cJSON *devs = cJSON_AddArrayToObject(root, "devices");
     for (size_t i = 0; i < tables_n_devices(r->t); i++) {

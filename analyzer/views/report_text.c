@@ -80,7 +80,7 @@ const char *report_stacks_text(const replay_result *r, char *buf, size_t n)
 const char *report_steps_noun(const report_ctx *c)
 {
     const replay_result *r = &c->runs[0];
-    if (r->free_steps_first && r->tensor_mode)
+    if (replay_steps_unsure(r))
         return r->iterations == 1 ? "gradient free or optimizer step after a backward pass"
                                   : "gradient frees or optimizer steps after a backward pass";
     return report_opt_steps(c) == 1 ? "optimizer step" : "optimizer steps";
@@ -90,8 +90,12 @@ const char *report_steps_hedge(const report_ctx *c)
 {
     const replay_result *r = &c->runs[0];
     /* (SAM's 2 steps of 2 passes each had been "4 optimizer steps") */
-    if (r->free_steps_first && r->tensor_mode)
-        return " (how many optimizer steps ran is not known: " STEPS_PASSES_WHY ")";
+    static char unsure[400]; /* (one report at a time) */
+    if (replay_steps_unsure(r)) {
+        snprintf(unsure, sizeof unsure, " (how many optimizer steps ran is not known: %s)",
+                 replay_steps_why(r));
+        return unsure;
+    }
     static char split[200]; /* (one report at a time) */
     const nano_config *cf = c->model ? &c->model->cfg : NULL;
     if (cf && cf->split_on) { /* (Opacus's 2 steps of 4 physical batches had been "8") */

@@ -63,6 +63,7 @@ typedef struct run_facts {
     /* steps counted by a gradient's free before the first that allocated under an optimizer's
      * frames (replay.h free_steps_first): which passes made a step is not known; 0: not so */
     int free_steps_first;
+    const char *steps_why; /* why the optimizer steps are not known (replay_steps_why); NULL */
     /* autocast's 16-bit weight copies of the first forward: bytes made (replay.h) */
     uint64_t fwd0_copies_made;
     unsigned phase_seen; /* 1 << phase for each phase the run was seen in (a process level) */

@@ -96,15 +96,14 @@ void model_step_passes(nano_config *c, const run_facts *f)
     if (c->batch_split && (a->src == CONFIG_SRC_ARG || a->src == CONFIG_SRC_FILE) && a->i >= 2 &&
         f->iterations > 0 && ta && ta->known && ta->value == 1)
         c->split_on = 1, c->split_steps = (unsigned)(f->iterations / a->i);
-    if (!f->free_steps_first || (a->src != CONFIG_SRC_TRACE && a->src != CONFIG_SRC_UNKNOWN))
+    if (!f->steps_why || (a->src != CONFIG_SRC_TRACE && a->src != CONFIG_SRC_UNKNOWN))
         return;
     /* (SAM's 2 steps of 2 passes each had been "A = 1: 1 backward pass before each of the 4
      * optimizer steps", and a micro-batch halved "2 micro-steps per optimizer step instead of 1")
      */
     char why[384];
     snprintf(why, sizeof why,
-             "%d backward pass%s: how many made each optimizer step is not known (" STEPS_PASSES_WHY
-             ")",
-             f->backward_passes, f->backward_passes == 1 ? "" : "es");
+             "%d backward pass%s: how many made each optimizer step is not known (%.300s)",
+             f->backward_passes, f->backward_passes == 1 ? "" : "es", f->steps_why);
     unknown(a, why);
 }

@@ -237,6 +237,11 @@ typedef struct replay_result {
      * first_step frees the gradients between the two passes of its step); 0: none (last: the
      * per-event fields keep their offsets) */
     uint32_t free_steps_first;
+    /* the gradient frees after a backward pass (steps counted) that another backward pass of the
+     * same forward followed, no forward between them (retain_graph: PCGrad's per-task passes
+     * free the gradients with zero_grad between them): such a free may end no step, or one the
+     * trace cannot tell from it; 0: none */
+    uint32_t free_steps_shared;
 } replay_result;
 
 /* replay_missing_events: a chunked trace's events not in its file (no room for them within the
@@ -249,6 +254,26 @@ typedef struct replay_result {
     "a backward pass's gradients were freed, and another backward pass ran, before the "           \
     "optimizer's first step that allocated: a step of two passes frees them so between its "       \
     "passes (SAM's first_step), a free that ends no step"
+
+/* ... and of a run with free_steps_shared */
+#define STEPS_SHARED_WHY                                                                           \
+    "a backward pass's gradients were freed, and another backward pass of the same forward ran "   \
+    "(no forward between them): a free between the passes of one step (a multi-task step's "       \
+    "per-task passes, as PCGrad's), or a step the trace cannot tell from one"
+
+/* replay_steps_unsure: the run's steps were counted by gradient frees that need not have ended one
+ * (free_steps_first, free_steps_shared; tensor mode): how many optimizer steps ran is not known;
+ * replay_steps_why: why, in the reports' words (NULL: known) */
+static inline int replay_steps_unsure(const replay_result *r)
+{
+    return (r->free_steps_first || r->free_steps_shared) && r->tensor_mode;
+}
+static inline const char *replay_steps_why(const replay_result *r)
+{
+    return !replay_steps_unsure(r) ? NULL
+           : r->free_steps_shared  ? STEPS_SHARED_WHY
+                                   : STEPS_PASSES_WHY;
+}
 
 static inline uint64_t replay_missing_events(const replay_result *r)
 {

@@ -26,6 +26,13 @@ void replay_bwd_begin(state *s)
     }
     s->bt[0].n = 0;
     s->bt[0].ok = s->bwd == s->bwd_at_step + 1;
+    /* the last step was a gradient's free right after the last pass, and no forward's own frames
+     * allocated since that pass began: this pass is of the same forward (retain_graph), and the
+     * free may have ended no step (PCGrad's zero_grad between its per-task passes had made a
+     * T-task run's 2 steps "8 optimizer steps", A = 1); with Python frames, in tensor mode */
+    if (s->iter && s->last_free_iter == s->iter && s->bwd_at_step + 1 == s->bwd &&
+        s->fwd_bwd + 1 < s->bwd && s->seen_forward && s->r->tensor_mode && !s->no_python)
+        s->r->free_steps_shared++, s->accum_mixed = 1;
 }
 
 void replay_bwd_temp(state *s, const livemap_entry *e)

@@ -76,6 +76,8 @@ replay_phase_event(state *s, const reader_event *ev, int is_alloc, uint8_t *loss
                 p = s->bwd || s->iter || s->pyless_fwd ? PHASE_FORWARD : PHASE_INIT;
             else
                 p = !s->seen_forward && s->iter == 0 ? PHASE_INIT : PHASE_FORWARD;
+        } else if (p == PHASE_FORWARD) { /* (a forward's own frames: replay_bwd_begin) */
+            s->fwd_bwd = s->bwd;
         }
     } else {
         return *tp; /* an allocation that took no stack: its thread's phase */

@@ -196,6 +196,7 @@ typedef struct state {
     oom_aside aside;         /* the caught OOM's snapshot while a later failure's is taken */
     uint32_t last_free_iter; /* (last: per-event offsets kept) when the last free-made step began */
     int opt_stepped;         /* a step not made so came (replay_phase.c's free_steps_first) */
+    uint32_t fwd_bwd;        /* bwd when a forward's own frames last allocated (replay_bwd_begin) */
 } state;
 
 /* replay_phase.c */
@@ -283,9 +284,8 @@ void replay_snap_retire(state *s, livemap_entry *e, uint8_t ph, int oom_pending,
 void replay_snap_finish_peak(state *s);
 /* replay_snap_classify: sorts a snapshot's items into categories (snap->by_cat). */
 void replay_snap_classify(const state *s, replay_result *r, replay_snapshot *snap);
-/* replay_passes.c */
-/* replay_bwd_begin: backward pass s->bwd begins (at s->event); replay_bwd_temp: e, a
- * parameter-sized tensor the pass going on made, freed in it (a first pass's temporaries);
+/* replay_passes.c. replay_bwd_begin: backward pass s->bwd begins (at s->event); replay_bwd_temp: e,
+ * a parameter-sized tensor the pass going on made, freed in it (a first pass's temporaries);
  * replay_bwd_cut: a bounded trace's gap cut the pass going on, if one (not learnt from);
  * replay_bwd_was_temp: e, alive at the gap, was made by the pass the gap cut where the last
  * whole first pass since a step made a temporary of its size, not a gradient */

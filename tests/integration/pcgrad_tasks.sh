@@ -1,0 +1,54 @@
+#!/bin/sh
+# pcgrad_tasks.sh — a multi-task step's per-task backward passes of one forward (PCGrad):
+# tests/python/pcgrad_tasks.py (SIMULATED) runs one forward of a shared trunk and --tasks heads,
+# then per task zero_grad(set_to_none=True) and loss.backward(retain_graph=True), keeping a flat
+# copy of every gradient; the copies merged into p.grad, one AdamW step. Each task's zero_grad
+# between the passes of one forward had been an optimizer step: 2 steps of 4 passes "8 optimizer
+# steps", "A = 1: 1 backward pass before each of the 8 optimizer steps", the per-task copies
+# (freed at the step's end) a leak "never emptied ... reaches the card at step N"; a run out of
+# memory in the projection after 24 passes, before any step, "23 optimizer steps". Now, against
+# the program's own counts: every count of optimizer steps the report gives is the program's, or
+# it says it is not known; A is not said to be passes per step it is not; no growth of the
+# per-task copies is said to stay alive past a step, nor to reach the card.
+set -u
+. "$ROOT/tests/sim_env.sh"
+P="$ROOT/tests/python/pcgrad_tasks.py"
+run() { # NAME CARD ARGS...
+    n=$1 card=$2
+    shift 2
+    timeout 300 "$VT" run -q --card "$card" -o $n.vt -- python3 "$P" "$@" </dev/null >$n.out 2>&1
+    grep -q "^VRAMTRACE_TORCH_STATS " $n.out || fail "run $n failed: $(tail -n 3 $n.out)"
+    report_both $n
+}
+run fit 1GiB --tasks 4
+run oom 1GiB --tasks 24
+python3 - fit oom <<'PY' || fail "see above"
+import json, re, sys
+bad = []
+for base in sys.argv[1:]:
+    r = json.load(open(base + ".json"))
+    txt = open(base + ".txt").read()
+    t = next(json.loads(l.split(" ", 1)[1]) for l in open(base + ".out") if l.startswith("VRAMTRACE_TORCH_STATS "))
+    assert t["backward_passes"] >= 2 * max(t["steps"], 1) and t["oom"] == (base == "oom"), t  # (the case)
+    if r.get("iterations_known", True) and r["iterations"] != t["steps"]:
+        bad.append("%s: %d optimizer steps in the JSON, the program ran %d" % (base, r["iterations"], t["steps"]))
+    g = r["growth"]["optimizer_steps"]
+    if g is not None and g != t["steps"]:
+        bad.append("%s: growth.optimizer_steps %d, the program ran %d" % (base, g, t["steps"]))
+    for n in re.findall(r"(\d+) optimizer steps?\b", txt):
+        if int(n) != t["steps"]:
+            bad.append("%s: the text says %s optimizer steps, the program ran %d" % (base, n, t["steps"]))
+    for p, n in re.findall(r"(\d+) backward pass(?:es)? before each of the (\d+) optimizer steps", txt + json.dumps(r)):
+        if (int(p), int(n)) != (t["passes_per_step"], t["steps"]):
+            bad.append("%s: %s passes before each of %s steps, the program's %d of %d" % (base, p, n, t["passes_per_step"], t["steps"]))
+    a = r["config"]["gradient_accumulation_steps"]["value"]
+    if a is not None and a != t["grad_accum"]:
+        bad.append("%s: A = %s, the program accumulates %d" % (base, a, t["grad_accum"]))
+    if not r.get("iterations_known", True) and "another backward pass of the same forward" not in txt:
+        bad.append("%s: the steps not known, but not why (the passes of one forward)" % base)
+    if r["growth"]["reaches_card"] is not None or "never emptied" in txt:
+        bad.append("%s: growth of the per-task copies said kept: %s" % (base, r["growth"]["reaches_card"]))
+print("\n".join(bad))
+raise SystemExit(1 if bad else 0)
+PY
+echo "pcgrad_tasks: ok (the per-task passes of one forward are no optimizer steps)"
