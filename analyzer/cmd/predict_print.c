@@ -145,6 +145,10 @@ void predict_print_breakdown(const prediction *p, const model_calib *cal, int ge
                      : k == CAT_OPTIMIZER && cal->state_ctor
                          ? "the optimizer's state, made at its construction, before any step (as "
                            "torch.optim.Adagrad makes its sums)"
+                     : k == CAT_UNKNOWN && cal->passes_kept
+                         ? "what the step made after its backward passes of one forward (per-pass "
+                           "copies of the gradients) and the request it failed: as the run held "
+                           "them, at any micro-batch"
                      : k == CAT_INPUTS && cal->data ? data_doc
                                                     : category_doc((category)k));
     }

@@ -368,6 +368,7 @@ static int report_fill(report_ctx *c)
     f->copies_at_oom = at_oom.copies;
     report_data(r, f); /* (the program's data among the inputs: no batch sizes it) */
     report_grads(r, f);
+    report_oom_passes(r, f); /* (what a step made after its passes of one forward) */
     int ema_which = at_oom.ema_which       ? at_oom.ema_which
                     : at_tensors.ema_which ? at_tensors.ema_which
                                            : at_peak.ema_which;

@@ -158,6 +158,8 @@ void report_grads(const replay_result *r, run_facts *f);
  * gradient, made whole whatever the micro-batch), and in *asked whether extra (a request, 0:
  * none) is of such a size too, as the caching allocator rounds it (report_grads.c) */
 uint64_t report_weight_sized(const replay_snapshot *s, uint64_t extra, int *asked);
+/* report_oom_passes: f's oom_passes / oom_passes_bytes from r (report_passes.c) */
+void report_oom_passes(const replay_result *r, run_facts *f);
 /* report_growth: c->growth from runs[0]'s replay and the model's card (report_growth.c). */
 void report_growth_fill(report_ctx *c);
 /* report_opt_steps: the optimizer steps the reports say the run took: r->iterations, or where a

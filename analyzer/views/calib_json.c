@@ -69,6 +69,7 @@
     P(eval_tensors, "evaluation_tensor_bytes")                                                     \
     P(eval_scaled, "evaluation_batch_scaled_bytes")                                                \
     P(frozen, "frozen_model_bytes")                                                                \
+    P(passes_kept, "passes_kept_bytes")                                                            \
     P(no_kv_tensors, "tensors_without_kv_cache_bytes")                                             \
     P(compiled_casts, "compiled_weight_casts_bytes")                                               \
     O(step_unreached, "optimizer_step_unreached")                                                  \

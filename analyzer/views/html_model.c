@@ -70,8 +70,9 @@ void html_summary(FILE *out, const report_ctx *c)
     }
     if (f->has_oom && m) {
         fputs("<div class=\"card bad\"><h3>out of memory</h3><p class=big>in the ", out);
-        html_esc(out, f->oom_step_pass                ? "no-grad pass whose outputs the step uses"
-                      : m->cause == OOM_OWN           ? "program's own request, before any forward"
+        html_esc(out, f->oom_step_pass      ? "no-grad pass whose outputs the step uses"
+                      : m->cause == OOM_OWN ? "program's own request, before any forward"
+                      : f->oom_passes       ? "step, after its backward passes of one forward"
                       : f->oom_phase && *f->oom_phase ? f->oom_phase
                                                       : "run");
         fprintf(out, "</p><p>asking for %s: <b>", html_bytes(f->oom_requested, b1, sizeof b1));
@@ -158,6 +159,8 @@ void html_oom(FILE *out, const report_ctx *c)
     if (f->oom_step_pass) {
         fputs(" during a no-grad pass whose outputs the step uses (phase eval: not an evaluation)",
               out);
+    } else if (f->oom_passes) {
+        fprintf(out, " after %d backward passes of one forward, outside a forward", f->oom_passes);
     } else if (f->oom_phase && *f->oom_phase) {
         fputs(m->cause == OOM_OWN ? " before any forward the trace shows, in the phase "
                                   : " during the ",

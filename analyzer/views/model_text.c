@@ -201,6 +201,8 @@ static void print_oom(FILE *out, const model_result *m, const run_facts *f)
     if (f->oom_step_pass)
         fputs(" during a no-grad pass whose outputs the step uses (phase eval: not an evaluation)",
               out);
+    else if (f->oom_passes) /* (it had been "during forward") */
+        fprintf(out, " after %d backward passes of one forward, outside a forward", f->oom_passes);
     else if (f->oom_phase && *f->oom_phase) /* (init: no forward the trace tells had run) */
         fprintf(out,
                 m->cause == OOM_OWN ? " before any forward the trace shows (phase %s)"

@@ -6,10 +6,14 @@
 # between the passes of one forward had been an optimizer step: 2 steps of 4 passes "8 optimizer
 # steps", "A = 1: 1 backward pass before each of the 8 optimizer steps", the per-task copies
 # (freed at the step's end) a leak "never emptied ... reaches the card at step N"; a run out of
-# memory in the projection after 24 passes, before any step, "23 optimizer steps". Now, against
-# the program's own counts: every count of optimizer steps the report gives is the program's, or
-# it says it is not known; A is not said to be passes per step it is not; no growth of the
-# per-task copies is said to stay alive past a step, nor to reach the card.
+# memory in the projection after 24 passes, before any step, "23 optimizer steps", "during
+# forward", its cause "the tensors of one micro-batch" (most of them the per-task copies) and
+# "recommended: micro-batch 16 → 8 ... fits", which runs out of memory. Now, against the
+# program's own counts: every count of optimizer steps the report gives is the program's, or it
+# says it is not known; A is not said to be passes per step it is not; no growth of the per-task
+# copies is said to stay alive past a step, nor to reach the card; the run out of memory is told
+# after its passes, its cause what the step made after them, names the flag with their count,
+# and what it recommends (a micro-batch, the largest one) runs when rerun.
 set -u
 . "$ROOT/tests/sim_env.sh"
 P="$ROOT/tests/python/pcgrad_tasks.py"
@@ -21,7 +25,7 @@ run() { # NAME CARD ARGS...
     report_both $n
 }
 run fit 1GiB --tasks 4
-run oom 1GiB --tasks 24
+run oom 1300MiB --tasks 24
 python3 - fit oom <<'PY' || fail "see above"
 import json, re, sys
 bad = []
@@ -51,4 +55,37 @@ for base in sys.argv[1:]:
 print("\n".join(bad))
 raise SystemExit(1 if bad else 0)
 PY
+python3 - oom >rerun.txt <<'PY' || fail "$(cat rerun.txt)"
+import json, sys
+r = json.load(open("oom.json"))
+txt = open("oom.txt").read()
+t = next(json.loads(l.split(" ", 1)[1]) for l in open("oom.out") if l.startswith("VRAMTRACE_TORCH_STATS "))
+assert t["oom"] and t["oom_phase"].startswith("projection") and t["steps"] == 0, t  # (the case)
+bad = []
+oom = [l for l in txt.split("\n") if l.startswith("OOM:")][0]
+if "during forward" in oom or "after %d backward passes" % t["tasks"] not in oom:
+    bad.append("the OOM's moment: " + oom)
+if "one micro-batch (activations, logits" in r["oom"]["cause_text"]:
+    bad.append("cause: " + r["oom"]["cause_text"])
+if "--tasks %d" % t["tasks"] not in txt[txt.find("\nadvice for"):]:
+    bad.append("the flag with the passes' count (--tasks %d) is not named" % t["tasks"])
+# the step's own tensors after its passes, at any micro-batch: the kept copies, their clones and
+# the stack of them it failed to make, beside the weights
+need = 3 * t["copies_bytes"] + t["param_bytes"]
+for a in r["advice"]:
+    if a["batch_size"] and a["batch_size"] < t["batch_size"] and a["predicted_allocated_bytes"] < need:
+        bad.append("%s: %d B of tensors predicted, the step's copies alone need %d" % (a["change"], a["predicted_allocated_bytes"], need))
+    if a["recommended"] and a["batch_size"] != t["batch_size"]:
+        print(a["batch_size"])
+lb = r["prediction"]["largest_batch_size"]
+if lb and not r["prediction"]["largest_batch_size_at_most"]:
+    print(lb)
+if bad:
+    print("\n".join(bad))
+    raise SystemExit(1)
+PY
+for b in $(sort -u rerun.txt); do
+    timeout 300 "$VT" run -q --card 1300MiB -o b$b.vt -- python3 "$P" --tasks 24 --batch-size $b </dev/null >b$b.out 2>&1
+    grep -q '"oom": false' b$b.out || fail "--batch-size $b, said to fit, ran out of memory: $(grep -o '"oom_phase": "[^"]*"' b$b.out)"
+done
 echo "pcgrad_tasks: ok (the per-task passes of one forward are no optimizer steps)"

@@ -108,6 +108,9 @@ typedef struct model_calib {
     /* a second, frozen model's weights among the parameters (a teacher, a reference model; the
      * shape is the trained one's): kept whole at any shape, no gradient or state from them */
     uint64_t frozen;
+    /* what a step made after its backward passes of one forward, and the request it failed, at
+     * the failure (run_facts.oom_passes): among oom_live's unknown bytes, kept at any shape */
+    uint64_t passes_kept;
     /* the program's data among the inputs measured / at the failure (run_facts.data_at_*: a replay
      * buffer it filled before training): kept whole at any micro-batch */
     uint64_t data;
@@ -505,6 +508,9 @@ const char *advice_cause_text(oom_cause c);
  * a weight's size: an embedding table's dense gradient) the state's cause names them beside the
  * weights, not "alone" */
 #define ADVICE_CAUSE_WEIGHT_SIZED 8
+/* ... and with ADVICE_CAUSE_PASSES (run_facts oom_passes: after the backward passes of one
+ * forward, outside a forward) what the step made after its passes, beside one micro-batch's */
+#define ADVICE_CAUSE_PASSES 16
 const char *advice_cause_text_on(oom_cause c, int device);
 
 /* advice_oom_cause: classifies an OOM from what was live (by category), the request, the

@@ -28,6 +28,12 @@ const char *advice_cause_text(oom_cause c)
 
 const char *advice_cause_text_on(oom_cause c, int device)
 {
+    if ((device & ADVICE_CAUSE_PASSES) && c == OOM_ACTIVATIONS)
+        return device & 1 ? "what the step made after its backward passes of one forward (per-pass "
+                            "copies), beside one micro-batch's activations, too large for the "
+                            "device"
+                          : "what the step made after its backward passes of one forward (per-pass "
+                            "copies), beside one micro-batch's activations, too large for the card";
     if ((device & ADVICE_CAUSE_BACKWARD_KEPT) && c == OOM_ACTIVATIONS) {
         if (device & ADVICE_CAUSE_NO_BATCH)
             return device & 1 ? "the tensors of one forward and its backward (activations, and "

@@ -532,7 +532,7 @@ int model_build_head(model_result *m, const run_facts *f, const model_opts *o, c
                      m->cfg.t_first ? "" : ": that step's forward ran before it existed");
         w = strlen(m->why); /* (a warm-up of T: the failing step's T is not the first's) */
         if (m->cause == OOM_ACTIVATIONS && w < sizeof m->why)
-            model_seq_cause(&m->cfg, m->why + w, sizeof m->why - w);
+            model_oom_act_why(m, f, w); /* (after passes of one forward; a warm-up's T) */
     }
     /* a run that ran out of memory does not fit its card; a larger one (report --card) is told
      * what its prediction says, as predict --from says it (it had been told to shrink, on an

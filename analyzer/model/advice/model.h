@@ -148,18 +148,24 @@ typedef struct run_facts {
     char tokens_joined_at[128];
     /* OOM (has_oom = 0: the rest is unused) */
     int has_oom;
-    uint64_t oom_requested;  /* bytes the failing call asked for */
-    uint64_t oom_capacity;   /* card / device capacity at the OOM */
-    int oom_device_decided;  /* 1: the device refused it, the emulated card (card_bytes) larger
-                              * than the device (device_total): oom_capacity is the device's */
-    cat_breakdown at_oom;    /* live by category at the OOM */
-    uint64_t oom_cache;      /* the cache PyTorch released to retry (JSON oom.allocator_cache_bytes,
-                              * = cache_released_bytes; the cache live then is at_oom's) */
-    uint64_t oom_outside;    /* context + kernel code + external then */
-    const char *oom_phase;   /* "forward", "backward", "optimizer", "eval", "compile", ... */
-    int oom_step_pass;       /* 1: "eval" in a no-grad pass whose outputs the step uses (a rollout
-                              * under model.eval(), evalsrc.h's 2), not an evaluation */
-    const char *oom_site;    /* "file.py:123 func" of the failing call, or "" */
+    uint64_t oom_requested; /* bytes the failing call asked for */
+    uint64_t oom_capacity;  /* card / device capacity at the OOM */
+    int oom_device_decided; /* 1: the device refused it, the emulated card (card_bytes) larger
+                             * than the device (device_total): oom_capacity is the device's */
+    cat_breakdown at_oom;   /* live by category at the OOM */
+    uint64_t oom_cache;     /* the cache PyTorch released to retry (JSON oom.allocator_cache_bytes,
+                             * = cache_released_bytes; the cache live then is at_oom's) */
+    uint64_t oom_outside;   /* context + kernel code + external then */
+    const char *oom_phase;  /* "forward", "backward", "optimizer", "eval", "compile", ... */
+    int oom_step_pass;      /* 1: "eval" in a no-grad pass whose outputs the step uses (a rollout
+                             * under model.eval(), evalsrc.h's 2), not an evaluation */
+    const char *oom_site;   /* "file.py:123 func" of the failing call, or "" */
+    /* the OOM came after oom_passes backward passes of one forward (replay.h free_steps_shared),
+     * in code outside a forward, with oom_passes_bytes live that it made after its first pass
+     * (activations, temporaries, logits by category: per-pass copies of the gradients, as
+     * PCGrad keeps); 0: not so (report_passes.c) */
+    int oom_passes;
+    uint64_t oom_passes_bytes;
     int oom_pytorch_pattern; /* 1: fail, cache released, fail again (PyTorch's retry) */
     int oom_frozen_forward;  /* 1: in a first forward that kept nothing for a backward: each
                               * weight's copy freed after use (replay.h) */
@@ -409,7 +415,7 @@ static inline int model_cause_on(const model_result *m, const run_facts *f)
              advice_backward_kept(&m->calib);
     return (f->oom_device_decided ? 1 : 0) |
            (config_known(&m->cfg, CFG_batch_size) ? 0 : ADVICE_CAUSE_NO_BATCH) |
-           (bw ? ADVICE_CAUSE_BACKWARD_KEPT : 0) |
+           (bw ? ADVICE_CAUSE_BACKWARD_KEPT : 0) | (f->oom_passes ? ADVICE_CAUSE_PASSES : 0) |
            (f->bwd_weight_oom || f->oom_request_weight ? ADVICE_CAUSE_WEIGHT_SIZED : 0);
 }
 

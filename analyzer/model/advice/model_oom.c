@@ -4,12 +4,14 @@
 #include "model_oom.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "advice.h"
 #include "bytes_sat.h"
 #include "formula.h"
 #include "model_first_forward.h"
+#include "model_seq.h"
 #include "model_trace.h"
 
 /* oom_in: the run's out-of-memory error came in that phase (phases.h's names) */
@@ -120,6 +122,86 @@ int model_oom_state_cause(model_result *m, const run_facts *f, uint64_t cap)
     return advice_state_cause(&f->at_oom, whole, wsized, cap, m->why, sizeof m->why);
 }
 
+/* passes_flag: the one command-line flag whose value is n (--tasks 24 beside 24 passes), "--flag n"
+ * in out; 0: none, or more than one */
+static int passes_flag(const run_facts *f, int n, char *out, size_t len)
+{
+    int found = 0;
+    for (int i = 1; i < f->argc; i++) {
+        const char *a = f->argv[i], *eq = strchr(a, '='), *v = eq ? eq + 1 : NULL;
+        if (a[0] != '-' || a[1] != '-')
+            continue;
+        if (!v && i + 1 < f->argc)
+            v = f->argv[i + 1];
+        char *end;
+        if (!v || strtol(v, &end, 10) != n || *end || end == v)
+            continue;
+        if (found++)
+            return 0;
+        snprintf(out, len, "%.*s %d", eq ? (int)(eq - a) : (int)strlen(a), a, n);
+    }
+    return found;
+}
+
+/* passes_kept: an OOM after the backward passes of one forward, outside a forward (run_facts
+ * oom_passes): what the step made after its first pass and kept (per-pass copies of the
+ * gradients) and the failed request, made there too, grow with the passes, not the micro-batch:
+ * the what-ifs carry them as they are (as bytes of no category that scales), and the forward
+ * was whole (PCGrad's 24 tasks, 6.50 GiB of copies counted as activations, had been told
+ * "recommended: micro-batch 32 → 16 ... 8.05 GiB: fits" and "largest ... 23", both out of
+ * memory when rerun) */
+static void passes_kept(model_result *m, const run_facts *f)
+{
+    if (!f->oom_passes)
+        return;
+    static const category made[] = {CAT_ACTIVATIONS, CAT_TEMPORARIES, CAT_LOGITS};
+    cat_breakdown *l = &m->calib.oom_live;
+    uint64_t left = f->oom_passes_bytes;
+    for (size_t i = 0; i < sizeof made / sizeof made[0]; i++) {
+        uint64_t take = left < l->bytes[made[i]] ? left : l->bytes[made[i]];
+        l->bytes[made[i]] -= take, l->bytes[CAT_UNKNOWN] += take, left -= take;
+        m->calib.fwd_whole.bytes[made[i]] = 0;
+    }
+    l->bytes[CAT_UNKNOWN] += m->calib.oom_request;
+    m->calib.passes_kept = f->oom_passes_bytes - left + m->calib.oom_request;
+    m->calib.oom_request = 0;
+    char flag[96], lever[240] = "";
+    if (passes_flag(f, f->oom_passes, flag, sizeof flag))
+        snprintf(lever, sizeof lever,
+                 "; %s on the command line has their count (where it sets them, fewer passes "
+                 "make less: vramtrace fit over it measures)",
+                 flag);
+    if (!m->oom_forward[0])
+        snprintf(m->oom_forward, sizeof m->oom_forward,
+                 "the run died after %d backward passes of one forward, in code outside a "
+                 "forward: %.1f MiB it had made after its first pass (per-pass copies of the "
+                 "gradients, as a multi-task step's PCGrad keeps one per task) and the %.1f MiB "
+                 "it asked for grow with the passes, not the micro-batch: what-ifs keep them as "
+                 "they are%s",
+                 f->oom_passes, (double)f->oom_passes_bytes / 1048576.0,
+                 (double)f->oom_requested / 1048576.0, lever);
+}
+
+void model_oom_act_why(model_result *m, const run_facts *f, size_t w)
+{
+    if (!f->oom_passes) {
+        model_seq_cause(&m->cfg, m->why + w, sizeof m->why - w);
+        return;
+    }
+    /* (it had been "activations 9296 MiB and logits/loss 0 MiB were live in the forward; they
+     * grow with the micro-batch", 6.50 GiB of them PCGrad's per-task copies) */
+    uint64_t a = f->at_oom.bytes[CAT_ACTIVATIONS] + f->at_oom.bytes[CAT_ATTENTION] +
+                 f->at_oom.bytes[CAT_LOGITS] + f->at_oom.bytes[CAT_TEMPORARIES],
+             p = f->oom_passes_bytes < a ? f->oom_passes_bytes : a;
+    snprintf(m->why, sizeof m->why,
+             "after %d backward passes of one forward, in code outside a forward: %.0f MiB it "
+             "made after its first pass (per-pass copies of the gradients, as PCGrad keeps one "
+             "per task: they grow with the passes, not the micro-batch) and %.0f MiB of the "
+             "forward's activations, logits and temporaries (they grow with the micro-batch) were "
+             "live",
+             f->oom_passes, (double)p / 1048576.0, (double)(a - p) / 1048576.0);
+}
+
 void model_oom_calibrate(model_result *m, const run_facts *f)
 {
     /* after the forward the state at the failure is the step's, unless the tensors peaked
@@ -143,6 +225,7 @@ void model_oom_calibrate(model_result *m, const run_facts *f)
     new_step(m, f);      /* (lower bounds: a step of a kind not run before) */
     forward_whole(m, f); /* (a later forward's: the share of none but the first's) */
     backward_kept(m, f); /* (lower bounds: a backward that keeps what it makes) */
+    passes_kept(m, f);   /* (what a step made after its passes of one forward: kept) */
     m->calib.step_in_place = m->rec.sgd_bare;
     m->calib.bwd_weight_oom = f->bwd_weight_oom, m->calib.request_weight = f->oom_request_weight;
     /* a first backward cut short, the weights it had not reached costed as trained (grads_cut):

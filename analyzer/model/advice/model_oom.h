@@ -8,6 +8,11 @@
 
 #include "model.h"
 
+/* model_oom_act_why: m's evidence for an OOM of the activations (m->why, w bytes long): told again
+ * where it came after the backward passes of one forward (run_facts oom_passes: what the step made
+ * after them, apart from the forward's), else a sequence warm-up's note added (model_seq_cause) */
+void model_oom_act_why(model_result *m, const run_facts *f, size_t w);
+
 /* model_oom_cut: 1 when what the run measured (its tensors' peak) was cut short by its OOM: not
  * when an optimizer step began between that moment and the OOM (the OOM came in a later step;
  * steps after an OOM the program caught and trained on do not count), nor when the OOM came in

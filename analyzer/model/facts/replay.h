@@ -242,6 +242,8 @@ typedef struct replay_result {
      * free the gradients with zero_grad between them): such a free may end no step, or one the
      * trace cannot tell from it; 0: none */
     uint32_t free_steps_shared;
+    uint32_t oom_fwd_bwd; /* the backward passes begun when a forward's own frames last allocated
+                           * before the OOM (has_oom's): fewer than oom_bwd, none since a pass */
 } replay_result;
 
 /* replay_missing_events: a chunked trace's events not in its file (no room for them within the

@@ -142,7 +142,7 @@ static void oom_begins(state *s, uint8_t ph)
                     r->fwd0_copies_since_free <= 2 &&
                     fwd0_copies_live(s) <= r->fwd0_copies_since_free;
     r->oom_iter = s->iter;
-    r->oom_bwd = s->bwd;
+    r->oom_bwd = s->bwd, r->oom_fwd_bwd = s->fwd_bwd;
     s->bwd_oom = ph == PHASE_BACKWARD ? s->bwd : 0;
     replay_snap_oom(s);
 }
