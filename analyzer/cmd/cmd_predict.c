@@ -109,8 +109,9 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
                                           ? "16-bit (the trained ones may be fp32: LoRA's adapters)"
                                           : "16-bit (pure 16-bit training)"
         : s->dtype_bytes >= 4       ? "fp32 (fp32 compute)"
-        : run && run->dtype_unknown ? "fp32 (what the forward computes in is not known)"
-                                    : "fp32 (autocast computes in 16 bits from them)";
+        : !config_known(c, CFG_dtype) || (run && run->dtype_unknown) /* (no autocast seen) */
+            ? "fp32 assumed (the trace does not give their dtype)"
+            : "fp32 (autocast computes in 16 bits from them)";
     /* a run that kept an EMA copy of its weights: the row, calibrated on it, holds both (it had
      * said "model weights" beside twice their bytes) */
     char wbuf[200], ub[32];

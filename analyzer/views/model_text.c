@@ -61,6 +61,9 @@ static void print_recognized(FILE *out, const model_result *m)
                 "  %-26s %.2f M weight elements (%s); beside them %s of weights take no "
                 "gradient, their element count not known (the trace does not give their dtype)\n",
                 "trainable", (double)r->trainable / 1e6, tx(r->trainable_where, e, sizeof e), ub);
+    else if (r->trainable && r->passes_lower && !m->params_trace) /* (passes of one forward) */
+        fprintf(out, "  %-26s %.2f M weight elements (%s)\n", "trainable",
+                (double)r->trainable / 1e6, tx(r->trainable_where, e, sizeof e));
     else if (r->trainable && m->params_trace)
         fprintf(out, "  %-26s %.2f M of the %.2f M weight elements made before training%s (%s)\n",
                 "trainable", (double)r->trainable / 1e6, (double)m->params_trace / 1e6,

@@ -23,6 +23,7 @@ run() { # NAME CARD ARGS...
     timeout 300 "$VT" run -q --card "$card" -o $n.vt -- python3 "$P" "$@" </dev/null >$n.out 2>&1
     grep -q "^VRAMTRACE_TORCH_STATS " $n.out || fail "run $n failed: $(tail -n 3 $n.out)"
     report_both $n
+    "$VT" predict --from $n.vt >$n.predict 2>&1 || fail "predict --from $n failed: $(tail -n 3 $n.predict)"
 }
 run fit 1GiB --tasks 4
 run oom 1300MiB --tasks 24
@@ -50,6 +51,19 @@ for base in sys.argv[1:]:
         bad.append("%s: A = %s, the program accumulates %d" % (base, a, t["grad_accum"]))
     if not r.get("iterations_known", True) and "another backward pass of the same forward" not in txt:
         bad.append("%s: the steps not known, but not why (the passes of one forward)" % base)
+    # every weight trains (one task's pass reaches the trunk and its head), in fp32, with AdamW
+    for w in ("take no gradient", "plain SGD", "autocast computes"):
+        if w in txt + open(base + ".predict").read():
+            bad.append("%s: says %r: %s" % (base, w, [l.strip()[:160] for l in txt.split("\n") if w in l][:2]))
+    rec = r["recognized"]
+    tp = rec["trainable_params"]
+    if tp is not None and (tp > t["trainable_params"] or (tp < t["trainable_params"] and not rec.get("trainable_params_at_least"))):
+        bad.append("%s: trainable %s (at least: %s), the program trains %d" % (base, tp, rec.get("trainable_params_at_least"), t["trainable_params"]))
+    if r["config"]["dtype"]["value"] not in (None, "float32"):
+        bad.append("%s: dtype %s, the program is fp32" % (base, r["config"]["dtype"]["value"]))
+    p = r["inferred"].get("params")
+    if p and abs(p["value"] - t["params"]) > t["params"] // 100:
+        bad.append("%s: %d parameters inferred, the program has %d" % (base, p["value"], t["params"]))
     if r["growth"]["reaches_card"] is not None or "never emptied" in txt:
         bad.append("%s: growth of the per-task copies said kept: %s" % (base, r["growth"]["reaches_card"]))
 print("\n".join(bad))

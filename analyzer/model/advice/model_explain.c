@@ -11,9 +11,8 @@
 
 #define mibf(b) ((double)(b) / 1048576.0)
 
-/* param_dtype_measured: the trace shows the parameters' element size: 16-bit (the inference
- * says 2 only when told so; its 4 is fp32 assumed), or fp32 with autocast's 16-bit copies of
- * them (made of fp32 weights only) */
+/* param_dtype_measured: the trace shows the parameters' element size: 16-bit (the inference says
+ * 2 only when told so; its 4 fp32 assumed), or fp32 with autocast's 16-bit copies (of fp32 ones) */
 static int param_dtype_measured(const run_facts *f)
 {
     const infer_value *v = f->inferred ? &f->inferred->v[INFER_param_dtype_bytes] : NULL;
@@ -32,6 +31,8 @@ static void optimizer_state(const model_result *m, const run_facts *f, uint64_t 
     const run_recognition *r = &m->rec;
     if (me == 0 && m->shape.no_training) {
         snprintf(out, n, "none: the run had no optimizer step (forwards only)");
+    } else if (me == 0 && f->steps_why) { /* (PCGrad's per-task frees had been "no state") */
+        snprintf(out, n, "none measured, and whether an optimizer step ran is not known");
     } else if (me == 0 && r->optim == OPT_NONE) {
         snprintf(out, n, "the optimizer keeps no state (%.40s: %.240s)",
                  r->optim_class[0] ? r->optim_class : "no state measured",
@@ -54,9 +55,9 @@ static void optimizer_state(const model_result *m, const run_facts *f, uint64_t 
         snprintf(out, n, STATE_ELSEWHERE);
     } else if (me == 0) {
         snprintf(out, n, "no optimizer state was alive at the peak");
-    } else if (r->optim != OPT_UNKNOWN && r->optim_bpp >= 0) {
-        snprintf(out, n, "%.2f B of optimizer state per trainable parameter measured: %s",
-                 r->optim_bpp, optim_text(r));
+    } else if (r->optim != OPT_UNKNOWN && r->optim_bpp >= 0) { /* (over a lower bound: most) */
+        snprintf(out, n, "%s%.2f B of optimizer state per trainable parameter measured: %s",
+                 r->trainable_lower ? "at most " : "", r->optim_bpp, optim_text(r));
     } else if (r->optim != OPT_UNKNOWN) {
         snprintf(out, n, "%s (%.240s)", optim_text(r), r->optim_where);
     } else {
@@ -203,9 +204,8 @@ static void explain_generic(model_result *m, const run_facts *f)
  * one-step run's peak; a small B·T's gradients outweigh its activations: GPT-2 at B=1, T=64),
  * so what the refined formula's step peak holds of them (r, measured me) is compared with their
  * largest over the run instead (autocast's copies: said, not compared) */
-/* loss_over: what kept the logits/loss bytes over the vocabulary: cross-entropy, or with a
- * frozen model beside the trained one (a teacher, a reference model) the loss over both models'
- * logits, which the bytes count too */
+/* loss_over: what kept the logits/loss bytes over the vocabulary: cross-entropy, or with a frozen
+ * model beside the trained one (a teacher, a reference model) the loss over both models' logits */
 static const char *loss_over(const model_result *m)
 {
     return m->frozen_params ? "the loss on both models' logits (the trained one's and the "

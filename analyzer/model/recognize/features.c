@@ -183,6 +183,15 @@ static void recognize_ema(const recognize_input *in, int frames, run_recognition
                  "whether the other %.1f MiB train, are frozen or hold a copy is not known",
                  (double)out->trainable / 1e6, (double)rest / 1048576.0);
         set(&out->feat[FEATURE_EMA], FEAT_UNKNOWN, msg);
+    } else if (frames && in->passes_shared && rest) { /* (PCGrad's other heads: "take no
+                                                       * gradient ... can hold a copy") */
+        snprintf(msg, sizeof msg,
+                 "not recognised: no code of a known EMA ran (diffusers' EMAModel, timm's "
+                 "ModelEma, AveragedModel, torch_ema); the gradients of one backward pass were "
+                 "of %.2f M weights: whether the other %.1f MiB train (another pass's of the "
+                 "same forward), are frozen or hold a copy is not known",
+                 (double)out->trainable / 1e6, (double)rest / 1048576.0);
+        set(&out->feat[FEATURE_EMA], FEAT_UNKNOWN, msg);
     } else if (frames && out->grads_cut && rest) {
         /* the backward the error cut short had not reached them: they may train (a DLRM out of
          * memory partway through its first backward had been told 5078.2 MiB of its weights,

@@ -129,6 +129,7 @@ static optim_kind by_state(double bpp, optim_kind named, int kernels)
 static const char *unmeasured(const run_recognition *r)
 {
     return r->optim_unmeasured     ? r->optim_unmeasured
+           : r->steps_unsure       ? "whether an optimizer step ran is not known"
            : optim_steps_unseen(r) ? "no step seen, and " OPTIM_UNSEEN_WHY
                                    : "no step ran";
 }
@@ -160,7 +161,7 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
 {
     out->optim = OPT_UNKNOWN;
     out->optim_bpp = -1;
-    out->optim_unmeasured = NULL;
+    out->optim_unmeasured = NULL, out->steps_unsure = out->passes_lower = 0;
     out->optim_class[0] = out->optim_where[0] = '\0';
     out->steps_may_hide = in->iterations == 0 && in->backward_done > 0;
     optim_kind named = named_optims(in, out);
@@ -190,6 +191,8 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
         return;
     }
     out->optim_own = 0;
+    if (recognize_optim_passes(in, out, named)) /* (trainable.c) */
+        return;
     if (in->has_cat_peaks && (in->iterations > 0 || out->optim_ctor) && out->trainable > 0) {
         out->optim_bpp = (double)in->optim_peak / (double)out->trainable;
         out->optim = by_state(out->optim_bpp * 4.0 / e, named, /* (fp32's bytes) */
@@ -199,11 +202,11 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
         if (out->optim_own && out->optim != OPT_NONE)
             out->optim = OPT_OTHER;
         snprintf(out->optim_where, sizeof out->optim_where,
-                 "%.2f B of state per trainable parameter: %llu B of optimizer state over %llu "
+                 "%s%.2f B of state per trainable parameter: %llu B of optimizer state over %llu "
                  "gradient elements%s%s%s",
-                 out->optim_bpp, (unsigned long long)in->optim_peak,
-                 (unsigned long long)out->trainable, out->optim_class[0] ? " (" : "",
-                 out->optim_class,
+                 in->passes_shared ? "at most " : "", out->optim_bpp,
+                 (unsigned long long)in->optim_peak, (unsigned long long)out->trainable,
+                 out->optim_class[0] ? " (" : "", out->optim_class,
                  !out->optim_class[0] ? ""
                  : named == OPT_OTHER ? " on the Python stacks: their states together)"
                                       : " on the Python stacks)");

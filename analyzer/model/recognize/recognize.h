@@ -116,6 +116,9 @@ typedef struct recognize_input {
                            * not reached yet took no gradient, whether they train or not; 2: in a
                            * step of a kind no earlier step ran (replay.h's oom_new_step), whose
                            * backward had not made the gradients of the weights it trains */
+    int passes_shared;    /* 1: backward passes of one forward with the gradients freed between
+                           * them (replay.h free_steps_shared): each pass's gradients may be of a
+                           * part of the weights, and whether a step ran is not known */
     int compile_phase;    /* 1: allocations while torch.compile compiled */
     int forward_seen;     /* 1: allocations in a forward */
     uint64_t param_bytes; /* parameter bytes measured (largest live) */
@@ -196,6 +199,8 @@ typedef struct run_recognition {
     char optim_class[48]; /* from the frames ("AdamW", "SGD"), "" if unseen */
     double optim_bpp;     /* state bytes per trainable parameter, measured; < 0: not measured */
     const char *optim_unmeasured; /* why not, where steps ran (a static string); NULL: none ran */
+    int steps_unsure;        /* 1: no state, and whether a step ran is not known (optim_passes) */
+    int passes_lower;        /* 1: trainable is one backward pass's of several of one forward */
     int optim_forwards_only; /* 1: a run of forwards only: what names the optimizer says none ran */
     char optim_where[320];
     uint64_t optim_own; /* of the state measured, the program's own optimizer class's copies of
@@ -283,6 +288,10 @@ int optim_steps_unseen(const run_recognition *r);
  * program's fp32 master weights, the gradients, or before any backward the 16-bit copies autocast
  * kept), e the trained elements' bytes; returns e as it stands after (fp32 masters: 4). */
 unsigned recognize_trainable(const recognize_input *in, run_recognition *out, unsigned e);
+/* recognize_optim_passes (trainable.c): steps counted by gradient frees between backward passes of
+ * one forward (passes_shared) and no state measured: the kind named (an optim_kind), its state and
+ * whether a step ran not known; 1: said so, 0: not such a run */
+int recognize_optim_passes(const recognize_input *in, run_recognition *out, int named);
 /* OPTIM_UNSEEN_WHY: why such steps are not seen, in words */
 #define OPTIM_UNSEEN_WHY                                                                           \
     "one that allocates and frees nothing, as plain SGD's with its gradients zeroed in place, "    \
