@@ -91,6 +91,11 @@ static void add_oom_json(cJSON *root, const model_result *m, const run_facts *f)
     jsonw_add_c(oo, "phase", f->oom_phase ? f->oom_phase : "");
     /* (the eval phase of a rollout is no evaluation: what the pass is, as the text says it) */
     cJSON_AddBoolToObject(oo, "step_pass", f->oom_step_pass != 0);
+    /* (phase forward by default: after the backward passes of one forward, outside a forward) */
+    if (f->oom_passes)
+        cJSON_AddNumberToObject(oo, "after_backward_passes", f->oom_passes);
+    else
+        cJSON_AddNullToObject(oo, "after_backward_passes");
     jsonw_add_c(oo, "site", f->oom_site ? f->oom_site : "");
     cJSON_AddBoolToObject(oo, "pytorch_retry", f->oom_pytorch_pattern != 0);
 }

@@ -79,6 +79,10 @@ bad = []
 oom = [l for l in txt.split("\n") if l.startswith("OOM:")][0]
 if "during forward" in oom or "after %d backward passes" % t["tasks"] not in oom:
     bad.append("the OOM's moment: " + oom)
+if "cut the forward short" in txt:  # (its forward was whole: 24 passes ran after it)
+    bad.append("the forward said cut short: " + [l for l in txt.split("\n") if "cut the forward short" in l][0].strip())
+if r["oom"]["after_backward_passes"] != t["tasks"]:
+    bad.append("JSON oom.after_backward_passes %s, the program's %d" % (r["oom"]["after_backward_passes"], t["tasks"]))
 if "one micro-batch (activations, logits" in r["oom"]["cause_text"]:
     bad.append("cause: " + r["oom"]["cause_text"])
 if "--tasks %d" % t["tasks"] not in txt[txt.find("\nadvice for"):]:

@@ -391,7 +391,7 @@ int model_build_head(model_result *m, const run_facts *f, const model_opts *o, c
     m->stopped = f->stopped;
     m->partial = f->has_oom || m->cut_unstepped;
     m->cut = model_oom_cut(f) || m->cut_unstepped; /* (by the OOM: model_oom.h) */
-    m->forward_cut = m->cut && f->oom_phase && !strcmp(f->oom_phase, "forward");
+    m->forward_cut = m->cut && f->oom_phase && !strcmp(f->oom_phase, "forward") && !f->oom_passes;
     formula_documents(&m->shape, &m->docf);
     formula_documents_breakdown(&m->shape, &m->doc);
     model_frozen_beside(m, f);

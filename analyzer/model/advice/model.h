@@ -401,6 +401,11 @@ void model_explain(model_result *m, const run_facts *f);
  * before they were freed) */
 int model_peak_after_forward(const run_facts *f);
 
+/* model_oom_passes_in (model_oom.c): of act bytes of activations at the moment m explains, those a
+ * step made after its backward passes of one forward (run_facts oom_passes: per-pass copies, at the
+ * failure), which no forward saved; 0 elsewhere */
+uint64_t model_oom_passes_in(const model_result *m, const run_facts *f, uint64_t act);
+
 /* OPTIM_NOTE_PREFIX: how every note of an optimizer state not measured begins (model_notes.c;
  * predict --from says it beside the rows it counts) */
 #define OPTIM_NOTE_PREFIX "the optimizer's state was not measured"

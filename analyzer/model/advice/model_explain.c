@@ -169,7 +169,7 @@ static void explain_generic(model_result *m, const run_facts *f)
                 optimizer_state(m, f, me, rd, n);
             break;
         case CAT_ACTIVATIONS:
-            me -= m->state_moved; /* (less the optimizer state counted with them: the notes) */
+            me -= m->state_moved + model_oom_passes_in(m, f, me - m->state_moved); /* (notes) */
             if (me && s->B && s->no_training) /* (no backward: nothing was kept for one) */
                 snprintf(rd, n,
                          "%.1f MiB per sample of the micro-batch (%llu) %s: with no backward "

@@ -182,6 +182,15 @@ static void passes_kept(model_result *m, const run_facts *f)
                  (double)f->oom_requested / 1048576.0, lever);
 }
 
+uint64_t model_oom_passes_in(const model_result *m, const run_facts *f, uint64_t act)
+{
+    /* (the moment explained after the last pass began: PCGrad's copies had been "290.5 MiB per
+     * sample ... the whole forward saves more") */
+    if (!f->oom_passes || (!m->measured_at_oom && f->peak_bwd != f->oom_bwd))
+        return 0;
+    return f->oom_passes_bytes < act ? f->oom_passes_bytes : act;
+}
+
 void model_oom_act_why(model_result *m, const run_facts *f, size_t w)
 {
     if (!f->oom_passes) {
