@@ -52,7 +52,7 @@ for base in sys.argv[1:]:
     if not r.get("iterations_known", True) and "another backward pass of the same forward" not in txt:
         bad.append("%s: the steps not known, but not why (the passes of one forward)" % base)
     # every weight trains (one task's pass reaches the trunk and its head), in fp32, with AdamW
-    for w in ("take no gradient", "plain SGD", "autocast computes"):
+    for w in ("take no gradient", "plain SGD", "autocast computes", "a state of its own size"):
         if w in txt + open(base + ".predict").read():
             bad.append("%s: says %r: %s" % (base, w, [l.strip()[:160] for l in txt.split("\n") if w in l][:2]))
     rec = r["recognized"]

@@ -195,8 +195,9 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
         return;
     if (in->has_cat_peaks && (in->iterations > 0 || out->optim_ctor) && out->trainable > 0) {
         out->optim_bpp = (double)in->optim_peak / (double)out->trainable;
-        out->optim = by_state(out->optim_bpp * 4.0 / e, named, /* (fp32's bytes) */
-                              kernel_family(out->family));
+        out->optim = in->passes_shared /* (over one pass's count: 9.96 B of AdamW's 8) */
+                         ? (named == OPT_OTHER ? OPT_UNKNOWN : named)
+                         : by_state(out->optim_bpp * 4.0 / e, named, kernel_family(out->family));
         /* (the own optimizer class's weight copies: SAM's old_p beside SGD's momentum) */
         out->optim_own = in->optim_own < in->optim_peak ? in->optim_own : 0;
         if (out->optim_own && out->optim != OPT_NONE)
