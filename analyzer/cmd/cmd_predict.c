@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "advice.h"
+#include "advice_speak.h"
 #include "bytes_sat.h"
 #include "cards.h"
 #include "commands.h"
@@ -102,29 +103,9 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
      * count, not measured: said so */
     predict_print_note(run->forward_note);
     predict_print_note(run->optim_note);
-    /* the weights' row in this run's precision (it had read "fp32 under AMP, 16-bit in pure
-     * 16-bit training" for every run) */
-    const char *wdoc =
-        formula_param_bytes(s) == 2 ? s->lora_rank || formula_train_frac(s) < 0.99
-                                          ? "16-bit (the trained ones may be fp32: LoRA's adapters)"
-                                          : "16-bit (pure 16-bit training)"
-        : s->dtype_bytes >= 4       ? "fp32 (fp32 compute)"
-        : !config_known(c, CFG_dtype) || (run && run->dtype_unknown) /* (no autocast seen) */
-            ? "fp32 assumed (the trace does not give their dtype)"
-            : "fp32 (autocast computes in 16 bits from them)";
-    /* a run that kept an EMA copy of its weights: the row, calibrated on it, holds both (it had
-     * said "model weights" beside twice their bytes) */
-    char wbuf[200], ub[32];
-    if (run && run->untyped) /* (weights that take no gradient: their dtype is not in the trace) */
-        snprintf(wbuf, sizeof wbuf,
-                 "model weights: the trained ones %s, and %s that take no gradient, of a "
-                 "dtype the trace does not give",
-                 formula_param_bytes(s) == 2 ? "16-bit" : "fp32",
-                 card_format_bytes(run->untyped, ub, sizeof ub));
-    else
-        snprintf(wbuf, sizeof wbuf, "model weights%s, %s",
-                 run && run->calib.ema ? " and their EMA copy" : "", wdoc);
-    wdoc = wbuf;
+    char wdoc[200];
+    predict_weights_doc(c, s, run && run->dtype_unknown, run ? run->untyped : 0,
+                        run && run->calib.ema, wdoc, sizeof wdoc);
     predict_print_breakdown(p, cal, s->generic, s->compile,
                             a->from ? 0 : predict_kv_cache(&a->block, s), kv_shape(s), wdoc);
     uint64_t low = predict_print_peak(p, cal, s, run && run->lower_bounds);

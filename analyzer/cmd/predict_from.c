@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "advice_speak.h"
 #include "calib_json.h"
 #include "escape.h"
 #include "notes.h"

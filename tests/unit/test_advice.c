@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "advice.h"
+#include "advice_speak.h"
 #include "advice_shape.h"
 
 #define MiB (1024ull * 1024ull)

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "advice.h"
+#include "advice_speak.h"
 #include "trainargs.h"
 #include "vramtrace/trace_format.h"
 

@@ -2,6 +2,7 @@
  * allocator cache that decides a verdict, and the largest micro-batch that fits (a search over
  * advice_predict, advice.c). */
 #include "advice.h"
+#include "advice_speak.h"
 
 int advice_fits(uint64_t peak, uint64_t capacity, double headroom)
 {

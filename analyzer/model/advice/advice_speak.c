@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "advice.h"
+#include "advice_speak.h"
 
 /* add: appends to out (len bytes, holding *n); 0 when it does not fit. */
 static int add(char *out, size_t len, size_t *n, const char *text)

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "advice.h"
+#include "advice_speak.h"
 #include "cfgsrc.h"
 #include "config.h"
 #include "formula.h"

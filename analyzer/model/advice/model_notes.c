@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "advice.h"
+#include "advice_speak.h"
 #include "config.h"
 #include "formula.h"
 #include "model_oom.h"

@@ -98,7 +98,8 @@ static void backward_kept(model_result *m, const run_facts *f)
  * memory: its generator's backward and update had not come.) */
 static void new_step(model_result *m, const run_facts *f)
 {
-    if (!f->oom_new_step)
+    /* (not after backward passes of one forward: those "steps" were passes, passes_kept's) */
+    if (!f->oom_new_step || f->oom_passes)
         return;
     m->lower_bounds = m->calib.lower = 1; /* (its end not measured) */
     snprintf(m->oom_forward, sizeof m->oom_forward,

@@ -542,8 +542,7 @@ void recognize_optim_script(const config_files *fs, run_recognition *r)
     }
     if (kind == OPT_UNKNOWN)
         return;
-    /* several kinds, or several classes of the script's own: which one ran is not in the
-     * source */
+    /* several kinds, or several classes of the script's own: which one ran is not in the source */
     if (kinds != 1u << kind || (own & (own - 1)) || skipped) {
         /* "SGD( line 47, AdamW( line 49 of train.py", a file named at each kind when they
          * differ */
