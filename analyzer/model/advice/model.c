@@ -9,8 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "advice.h"
-#include "advice_speak.h"
+#include "advice_speak.h" /* (and advice.h) */
 #include "cfgsrc.h"
 #include "config.h"
 #include "formula.h"
