@@ -7,7 +7,10 @@ int replay_oom_new_step(const state *s, const replay_result *r)
 {
     /* after a step (before it every stack is new), while the count still tells (255: saturated),
      * in a forward or a backward (where a step's activations are alive) */
-    if (!r->has_oom || !r->oom_iter || r->oom_iter >= 255 || !s->facts ||
+    /* (not after an error the program caught: its retry runs the step's code from the handler's
+     * lines, new stacks of the same step: oom_retry.py's B = 9 after 14 had been told "at most
+     * 10, the what-ifs lower bounds") */
+    if (!r->has_oom || r->oom_caught || !r->oom_iter || r->oom_iter >= 255 || !s->facts ||
         (r->oom_phase != PHASE_FORWARD && r->oom_phase != PHASE_BACKWARD))
         return 0;
     /* the tensors kept for a backward the step cut short had made (since its last step began) and
