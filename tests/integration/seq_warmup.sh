@@ -33,6 +33,8 @@ run flag 12GiB --batch_size 4
 run pos 12GiB --batch_size 4 --learned_pos
 run noflag 12GiB --learned_pos
 run given 12GiB --batch_size 4 --seq_len 256
+# a run shorter than its warm-up: --seq_len a length its batches never reached
+run short 12GiB --batch_size 4 --seq_len 256 --warmup_seq_len 72 --steps 2
 # the first step at --seq_len runs out of memory (the warm-up's fit): 700 MiB at --batch_size 16
 run oom 700MiB --batch_size 16
 grep -q OutOfMemoryError oom.out || fail "oom: the run did not run out of memory"
@@ -90,6 +92,26 @@ if b["value"] != B or t["value"] != T or "the micro-batch changed during the run
 if bad:
     print("seq_warmup: " + "\n  ".join(bad))
     sys.exit(1)
+PY
+# T a flag's (--seq_len 256) that no batch reached (each step's T printed, 72 the longest): the
+# formula and the what-ifs had used the flag's, "N = B*T = 1024 tokens" and "context length 256 ->
+# 128 ... activations and logits halve" (changing nothing in this run); now T is the run's
+python3 - <<'PY' || fail "short: see above"
+import json, re
+f = next(dict(kv.split("=") for kv in l.split()[1:]) for l in open("short.out") if l.startswith("FACTS"))
+B, T = int(f["batch_size"]), int(f["seq_len"])
+took = max(int(m.group(1)) for m in re.finditer(r"^step \d+ \(T (\d+),", open("short.out").read(), re.M))
+r, txt, bad = json.load(open("short.json")), open("short.txt").read(), []
+t = r["config"]["block_size"]
+if t["value"] != took or "--seq_len %d is a length the run's batches did not reach" % T not in t["where"]:
+    bad.append("T %r, the run's longest %d under --seq_len %d" % (t, took, T))
+if "N = B*T = %d tokens" % (B * took) not in txt:
+    bad.append("formula: %r" % re.findall(r"N = B\*T = \d+ tokens", txt))
+for a in r["advice"] or []:  # (no halving of a T the run never reached)
+    if "length %d \u2192" % T in a["change"]:
+        bad.append("what-if %r" % a["change"])
+print("\n".join(bad))
+raise SystemExit(1 if bad else 0)
 PY
 # the text says that reason alone, not beside "the trace does not give it" (they had disagreed)
 grep "^  micro-batch B .*unknown" noflag.txt | grep -q "unknown: .* the trace does not tell which$" &&

@@ -254,9 +254,8 @@ int model_build_head(model_result *m, const run_facts *f, const model_opts *o, c
         m->rec.optim_bpp = -1;
     m->empty =
         f->peak_process == 0 && f->peak_reserved == 0 && cat_breakdown_total(&f->at_peak) == 0;
-    if (m->empty && f->recog) { /* a trace cut before its first allocation shows nothing off */
+    if (m->empty && f->recog) /* a trace cut before its first allocation shows nothing off */
         memset(m->rec.feat, 0, sizeof m->rec.feat);
-    }
     char why[300] = "";
     int nanogpt = f->argv ? model_nanogpt_run(&m->cfg, f, why, sizeof why) : !f->recog;
     if (why[0])
@@ -287,6 +286,7 @@ int model_build_head(model_result *m, const run_facts *f, const model_opts *o, c
     model_complete_tokens(&m->cfg, f, eval_b, eval_flag);
     model_batch_seen(&m->cfg, f);
     config_apply_script(&m->cfg, f->argc, f->argv);
+    model_seq_short(&m->cfg, f); /* (after the flags: a longest T its batches never reached) */
     model_width_vocab(m, f);
     model_cache_passes(&m->cfg, f); /* (a representation cache's: no B, no A) */
     model_step_passes(&m->cfg, f);  /* (a free that may end a pass, not a step: no A) */

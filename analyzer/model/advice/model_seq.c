@@ -45,6 +45,32 @@ int model_seq_changed(nano_config *c, const run_facts *f, long long n, long long
     return 1;
 }
 
+int model_seq_short(nano_config *c, const run_facts *f)
+{
+    const infer_result *ir = f->inferred;
+    const config_value *b = &c->v[CFG_batch_size];
+    config_value *t = &c->v[CFG_block_size];
+    long long B = b->i, T = t->i, now = (long long)f->tokens_now;
+    if (!ir || !ir->v[INFER_tokens].known || ir->tokens_eval || t->src != CONFIG_SRC_ARG ||
+        T <= 0 || B <= 0 || f->has_oom || f->oom_recovered || f->oom_first_batch)
+        return 0;
+    long long n = ir->v[INFER_tokens].value;
+    /* (a count T divides may be whole samples of T, the flag not the micro-batch: not read) */
+    if (n <= 0 || now <= 0 || n % B || now % B || n % T == 0 || now % T == 0 || n >= B * T ||
+        now >= B * T)
+        return 0;
+    char flag[96], where[448];
+    snprintf(flag, sizeof flag, "%.60s%c%lld", t->flag[0] ? t->flag : "the flag",
+             t->flag_sep == '=' ? '=' : ' ', T);
+    snprintf(where, sizeof where,
+             "T = %lld: B·T = %lld tokens in the token batch at the moment explained over the "
+             "micro-batch %lld; %s is a length the run's batches did not reach (%lld in its "
+             "first forward: %lld tokens)",
+             now / B, now, B, flag, n / B, n);
+    set_from_trace(t, now / B, where);
+    return 1;
+}
+
 int model_seq_either(nano_config *c, const run_facts *f, long long n, long long T)
 {
     config_value *b = &c->v[CFG_batch_size];

@@ -14,6 +14,13 @@
  * --batch_size 2 was "B = 8 ... the micro-batch changed during the run", and at --batch_size 4
  * "not even a micro-batch of 1 fits" where 1 and 2 run.) */
 int model_seq_changed(nano_config *c, const run_facts *f, long long n, long long T);
+/* model_seq_short: T is a flag's (--max_seq_length 512), and the token batches of the first forward
+ * and of the moment explained, over the micro-batch, are shorter than it and not whole samples of
+ * it: padding to a batch's longest (dynamic padding) that never reached the flag. T = the moment's
+ * tokens over B, said, 1. (A run of T 104 and 184 under --max_seq_length 512 had its formula
+ * comparison at "N = B*T = 12288 tokens" and "sequence length 512 -> 256 ... halve", which changes
+ * nothing in that run.) */
+int model_seq_short(nano_config *c, const run_facts *f);
 /* model_seq_either: the flag is the moment explained's micro-batch at the trace's T, the first
  * forward's n tokens (T not from its position ids) are fewer, and the flag divides them: its
  * micro-batch ramped up (n / T, then the flag) or its T warmed up (n / the flag, then T), and the
