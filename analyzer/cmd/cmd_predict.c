@@ -190,6 +190,8 @@ verdict:
         double share; /* (the largest with the run's own cache share: "N to M", as the report) */
         uint64_t hi = advice_largest_own(cal, s, run->lower_bounds ? 0 : lb, a->card.bytes,
                                          ADVICE_HEADROOM, &share);
+        if (c->batch_per > 1 && (hi -= hi % (uint64_t)c->batch_per) <= lb) /* (as lb) */
+            hi = 0;
         printf("largest %s that fits (keeping >= %d %% free%s%s): %s%llu%s%.0llu%s", mb,
                ADVICE_HEADROOM_PCT, ts[0] ? "; " : "", ts, run->lower_bounds ? "at most " : "",
                (unsigned long long)lb, hi ? " to " : "", (unsigned long long)hi, /* (0: nothing) */
@@ -574,6 +576,8 @@ int cmd_predict(int argc, char **argv)
         from && advice_largest_unpredicted(run.growth_unmeasured, run.partial, lb);
     if (run.largest_unpredicted)
         lb = 0;
+    if (c.batch_per > 1) /* (a whole number of the flag's samples: model_batch_seen) */
+        lb -= lb % (uint64_t)c.batch_per;
     if (mem_failed()) /* the run it came from lost something: no prediction (main says why) */
         return VT_EXIT_USAGE;
     run.retried = from && predict_run_as_ran(&run, &s, &cal.measured_shape, a.card.bytes);

@@ -65,6 +65,7 @@ static int load_trace(const char *path, FILE *fp, const char *magic, nano_config
     snprintf(c->script_read, sizeof c->script_read, "%s", m->cfg.script_read);
     snprintf(c->targs_call, sizeof c->targs_call, "%s", m->cfg.targs_call);
     snprintf(c->batch_unplaced, sizeof c->batch_unplaced, "%s", m->cfg.batch_unplaced);
+    c->batch_per = m->cfg.batch_per; /* (the flag's samples: k sequences each) */
     snprintf(c->flags_unread, sizeof c->flags_unread, "%s", m->cfg.flags_unread);
     const char *targs = advice_targs(&m->cfg, m->rec.loop);
     snprintf(run->targs, sizeof run->targs, "%s", targs ? targs : "");

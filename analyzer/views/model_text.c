@@ -321,9 +321,16 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
         fprintf(out, "  largest %s that fits: %s\n", mb,
                 model_unpredicted_text(mb, m->eval_batch, un, sizeof un));
     else if (m->capacity && config_known(&m->cfg, CFG_batch_size)) {
-        char u64s[48];
+        char u64s[160];
         snprintf(u64s, sizeof u64s, m->largest_own ? "%llu to %llu" : "%llu",
                  (unsigned long long)m->largest_batch, (unsigned long long)m->largest_own);
+        unsigned long long per = m->cfg.batch_per > 1 ? (unsigned long long)m->cfg.batch_per : 0;
+        if (per && m->largest_batch) { /* (sequences: the flag's samples too) */
+            size_t n = strlen(u64s);
+            snprintf(u64s + n, sizeof u64s - n, " sequences: %.48s %llu%s%.0llu",
+                     m->cfg.v[CFG_batch_size].flag, (unsigned long long)m->largest_batch / per,
+                     m->largest_own ? " to " : "", (unsigned long long)m->largest_own / per);
+        }
         fprintf(out,
                 "  largest %s that fits (other settings unchanged, keeping >= %.0f %% "
                 "free%s%s): %s%s%s\n",

@@ -86,8 +86,13 @@ int advice_flags(const nano_config *cfg, int n, const int *keys, const uint64_t 
         }
         if (cv->flag_sep == '(')
             continue;
+        uint64_t per = keys[i] == CFG_batch_size && cfg->batch_per > 1 ? cfg->batch_per : 1;
+        if (vals[i] % per) { /* (sequences no whole number of the flag's samples make) */
+            ok = 0;
+            break;
+        }
         snprintf(piece, sizeof piece, "%s%s%c%llu", used ? " " : "", cv->flag,
-                 cv->flag_sep == '=' ? '=' : ' ', (unsigned long long)vals[i]);
+                 cv->flag_sep == '=' ? '=' : ' ', (unsigned long long)(vals[i] / per));
         ok = add(out, len, &used, piece);
     }
     if (ok && split) /* the logical batch, B·A, where it changes */

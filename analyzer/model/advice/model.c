@@ -574,7 +574,7 @@ int model_build_head(model_result *m, const run_facts *f, const model_opts *o, c
     if (config_known(&m->cfg, CFG_batch_size)) {
         uint64_t lb = advice_largest_batch(&m->calib, &steady, m->capacity, ADVICE_HEADROOM);
         m->largest_unpredicted = advice_largest_unpredicted(m->growth_unmeasured, f->has_oom, lb);
-        m->largest_batch = m->largest_unpredicted ? 0 : lb;
+        m->largest_batch = m->largest_unpredicted ? 0 : lb - lb % model_batch_per(&m->cfg);
     }
     if (m->largest_batch && !m->lower_bounds && (m->largest_batch != steady.B || f->has_oom))
         /* a micro-batch this run did not complete: its cache assumed (model.h) */

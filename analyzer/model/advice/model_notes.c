@@ -206,6 +206,10 @@ void model_advice_notes(model_result *m, const run_facts *f)
     if (!m->largest_unpredicted && config_known(&m->cfg, CFG_batch_size))
         m->largest_own = advice_largest_own(&m->calib, &steady, m->largest_batch, m->capacity,
                                             ADVICE_HEADROOM, &m->largest_own_share);
+    if (m->cfg.batch_per > 1) /* (a whole number of the flag's samples, as the largest) */
+        m->largest_own -= m->largest_own % (uint64_t)m->cfg.batch_per;
+    if (m->largest_own <= m->largest_batch)
+        m->largest_own = 0;
     if (f->caught_peak) {
         snprintf(t, sizeof t,
                  "the peak measured came in a pass an out-of-memory error cut short at %.3f s (a "

@@ -231,6 +231,23 @@ void model_batch_seen(nano_config *c, const run_facts *f)
                  "step's",
                  now, b0, first, flag);
         set_trace(c, CFG_batch_size, now, where);
+    } else if (now == b0 && b0 > b->i && b0 % b->i == 0 && b->flag[0] && b->flag_sep != '(') {
+        /* every forward took a whole multiple of the flag: each of its samples k sequences (a
+         * batch concatenated with itself, two views of each): the flag is the micro-batch */
+        char fl[sizeof b->flag], sep = b->flag_sep;
+        long long k = b0 / b->i;
+        snprintf(fl, sizeof fl, "%s", b->flag);
+        snprintf(c->batch_other, sizeof c->batch_other, "%s", b->flag); /* (B: the trace's) */
+        c->batch_other_v = b->i;
+        snprintf(where, sizeof where,
+                 "B = %lld sequences: %lld \u00d7 %.60s, in the first forward (%s) and at the "
+                 "moment explained: the flag is the micro-batch, each of its samples %lld times in "
+                 "the forward",
+                 b0, k, flag, first, k);
+        set_trace(c, CFG_batch_size, now, where);    /* (now: b0) */
+        snprintf(b->flag, sizeof b->flag, "%s", fl); /* (the what-ifs spelled through it, / k) */
+        b->flag_sep = sep;
+        c->batch_per = (int)k;
     } else if (now) { /* every forward read took b0: the flag is not the micro-batch */
         if (b->flag[0] && b->flag_sep != '(') {
             snprintf(c->batch_other, sizeof c->batch_other, "%s", b->flag);

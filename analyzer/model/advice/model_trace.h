@@ -23,6 +23,12 @@ void model_complete_tokens(nano_config *c, const run_facts *f, uint64_t eval_b,
  * the moment's batch used where the flag is not it; one the same in both that the flag is not
  * makes the trace's the micro-batch (the flag is another batch: c->batch_other). */
 void model_batch_seen(nano_config *c, const run_facts *f);
+/* model_batch_per: the sequences each sample of the batch flag is in the forward (c->batch_per,
+ * else 1): the largest micro-batch a whole number of them */
+static inline unsigned model_batch_per(const nano_config *c)
+{
+    return c->batch_per > 1 ? (unsigned)c->batch_per : 1;
+}
 /* model_trace_state_moved: where the optimizer's state sat in other rows (no Python frames), the
  * state the recognized optimizer keeps moved from meas's activations to its own row, for the
  * calibration (m->state_moved: how much) */

@@ -132,6 +132,10 @@ typedef struct nano_config {
      * took another batch): its name and value ("--batch", 256), or "" */
     char batch_other[48];
     long long batch_other_v;
+    /* k > 1: the batch flag is the micro-batch, each of its samples k sequences in the forward
+     * (SimCSE's sentence twice, two views of an image): B counts sequences, B / k the flag's
+     * (model_batch_seen); 0: one each */
+    int batch_per;
     /* the first forward's T where the moment explained ran another with the same micro-batch (a
      * sequence-length warm-up: model_batch_seen), its token batch's tokens then (t_first_tokens),
      * and the moment's (t_now_tokens); 0: T did not change, or the trace does not tell */
