@@ -320,10 +320,16 @@ void html_advice(FILE *out, const report_ctx *c)
             fputs("; ", out);
             html_esc(out, m->unreached_short);
         }
-        fprintf(out, "): %s<b>%s</b>%s</p>\n",
-                m->lower_bounds && m->largest_batch ? "at most " : "",
-                m->largest_batch ? u64s : "none, not even 1",
-                m->lower_bounds ? " (the what-ifs are lower bounds)" : "");
+        fprintf(out, "): %s<b>%s</b>", m->lower_bounds && m->largest_batch ? "at most " : "",
+                m->largest_batch ? u64s : "none, not even 1");
+        unsigned long long per = m->cfg.batch_per > 1 ? (unsigned long long)m->cfg.batch_per : 0;
+        if (per && m->largest_batch) { /* (sequences: the flag's samples too, as the text) */
+            fputs(" sequences: ", out);
+            html_esc(out, m->cfg.v[CFG_batch_size].flag);
+            fprintf(out, " %llu%s%.0llu", (unsigned long long)m->largest_batch / per,
+                    m->largest_own ? " to " : "", (unsigned long long)m->largest_own / per);
+        }
+        fprintf(out, "%s</p>\n", m->lower_bounds ? " (the what-ifs are lower bounds)" : "");
         char why[320];
         if (m->largest_own) { /* (model.h), in the text's words */
             model_own_share_text(m->largest_batch, m->largest_own, m->largest_own_share,

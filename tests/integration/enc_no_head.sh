@@ -61,6 +61,7 @@ PY
 # their sequences over the program's own sequences per sentence, the largest too, and the
 # largest it names runs.
 "$VT" predict --from fit.vt >fitpred.txt 2>&1 || fail "predict --from fit.vt: $(tail -n 3 fitpred.txt)"
+"$VT" report --html fit.html fit.vt >fit.herr 2>&1 || fail "report --html fit.html fit.vt: $(tail -n 3 fit.herr)"
 python3 - <<'PY' >largest.txt || fail "the fit run's batch flag: see above"
 import json, re
 t = next(json.loads(l.split(" ", 1)[1]) for l in open("fit.out") if l.startswith("VRAMTRACE_TORCH_STATS "))
@@ -82,6 +83,9 @@ if not m or int(m.group(1)) % k or int(m.group(2)) != int(m.group(1)) // k:
 p = re.search(r"largest micro-batch that fits .*\(--bs (\d+)\)", pred)
 if not p or not m or p.group(1) != m.group(2):
     bad.append("predict --from: %s" % [l for l in pred.splitlines() if "largest micro-batch" in l])
+h = [l for l in open("fit.html") if "Largest micro-batch" in l]
+if not m or not h or " sequences: --bs %s" % m.group(2) not in h[0]:
+    bad.append("the HTML: %s" % h)
 for b in bad:
     print(b, file=__import__("sys").stderr)
 print(m.group(2) if m else 0)
