@@ -24,8 +24,8 @@ void report_batch_now(const replay_result *r, const replay_snapshot *snap, const
         return;
     uint32_t ts = ir->v[INFER_tokens].known && !ir->tokens_eval ? ir->tokens_stack : 0;
     uint64_t side = ir->v[INFER_image_size].known ? (uint64_t)ir->v[INFER_image_size].value : 0;
-    uint32_t is = side ? ir->images_stack : 0;
-    uint64_t t_event = 0, i_event = 0, img = 12 * side * side; /* fp32 B·3·H·W */
+    uint32_t is = side && !ir->images_one_label ? ir->images_stack : 0; /* (1 image or B?) */
+    uint64_t t_event = 0, i_event = 0, img = 12 * side * side;          /* fp32 B·3·H·W */
     for (size_t i = 0; (ts || is) && i < snap->n; i++) {
         const live_item *it = &snap->items[i];
         if (!it->input || !it->tensor_api)

@@ -195,7 +195,7 @@ void model_batch_seen(nano_config *c, const run_facts *f)
         now = f->tokens_now && f->tokens_now % (uint64_t)T == 0 ? (long long)f->tokens_now / T : 0;
         snprintf(first, sizeof first, "its token batch, %lld tokens over T = %lld", n, T);
     } else if (!ir->v[INFER_tokens].known && ir->v[INFER_image_size].known &&
-               ir->v[INFER_batch_size].known) {
+               ir->v[INFER_batch_size].known && !ir->images_one_label) {
         b0 = ir->v[INFER_batch_size].value;
         now = (long long)f->images_now;
         snprintf(first, sizeof first, "its image batch, %lld images of %lld\u00d7%lld", b0,

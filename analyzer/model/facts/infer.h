@@ -61,6 +61,10 @@ typedef struct infer_result {
     uint32_t tokens_lookup_stack; /* ... and its embedding lookup (0: none known) */
     uint32_t images_stack;        /* ... the image batch (INFER_image_size; 0: none known) */
     uint32_t images_fwd_stack;    /* ... the first forward's first tensor after it (0: none) */
+    /* 1: the image batch's B = 1 was read from ONE int64 beside it, which may be one timestep
+     * for a whole batch of B images of a side √B times smaller (a diffusion step's): no
+     * micro-batch is taken from it (cfgsrc_apply_inferred, model_batch_seen, report_batch_now) */
+    int images_one_label;
     /* the program keeps fp32 master weights of its 16-bit weights (a copy of each at twice its
      * bytes), left out of P: their bytes, and those of further copies of them (an EMA's); 0:
      * none found */

@@ -102,11 +102,29 @@ void vt__infer_images(const vt__pass *p, const uint64_t *elems, size_t nelems, s
         token_batch(p, T, d, 0, out);
     if (p->img_b)
         out->images_stack = p->img_stack, out->images_fwd_stack = p->img_fwd_stack;
-    if (p->img_b)
+    /* one int64 beside the images need not be one per image: a diffusion step that draws one
+     * timestep for its whole batch (4 images of 256² had been "B = 1: one int64 per image", "1
+     * images of 512×512", the batch flag "not the micro-batch" and 1 the largest micro-batch
+     * that fits in the run in which 4 ran): B, so the side, not known from them */
+    if (p->img_b == 1)
+        vt__set(out, INFER_image_size, (int64_t)p->img_side,
+                "%llu×%llu images if the one int64 beside them is one per image (B = 1): "
+                "B·3·H·W fp32 = %llu B, as many as B images of a side √B times smaller "
+                "(one timestep for a batch of images)",
+                (unsigned long long)p->img_side, (unsigned long long)p->img_side,
+                (unsigned long long)p->img_bytes);
+    else if (p->img_b)
         vt__set(out, INFER_image_size, (int64_t)p->img_side,
                 "%llu×%llu images: B·3·H·W fp32 = %llu B", (unsigned long long)p->img_side,
                 (unsigned long long)p->img_side, (unsigned long long)p->img_bytes);
-    if (!T && p->img_b)
+    out->images_one_label = !T && p->img_b == 1;
+    if (out->images_one_label)
+        vt__set(out, INFER_batch_size, 1,
+                "B = 1 if the one int64 (8 B) beside an fp32 image batch of %llu B is one per "
+                "image (a classifier's label); one for the whole batch (a diffusion model's "
+                "timesteps drawn once a step) reads the same: not known which",
+                (unsigned long long)p->img_bytes);
+    if (!T && p->img_b > 1)
         vt__set(out, INFER_batch_size, (int64_t)p->img_b,
                 "B = %llu: one int64 per image (%llu B: a classifier's labels, a diffusion "
                 "model's timesteps) beside an fp32 image batch of %llu B",

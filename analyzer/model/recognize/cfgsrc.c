@@ -113,6 +113,9 @@ void cfgsrc_apply_inferred(nano_config *c, const infer_result *ir)
         config_value *v = &c->v[map[i].to];
         if (!iv->known || iv->value < (map[i].to == CFG_bias ? 0 : 1) || iv->value > (1ll << 40))
             continue;
+        if (map[i].to == CFG_batch_size && ir->images_one_label)
+            continue; /* (one int64 beside the images: one timestep for a batch of 4 had been B = 1)
+                       */
         if (!config_unset(v) && !(map[i].to == CFG_block_size && from_positions(v)))
             continue;
         /* (as long as the inference's own words: a frozen teacher's beside its student's blocks
