@@ -204,7 +204,9 @@ int evalsrc_optim_ctor_frames(evalsrc *e, const tables *t, const tables_frame *f
     return 0;
 }
 
-int evalsrc_data_at(evalsrc *e, tables *t, uint64_t raw)
+/* bit_at / bit_frames: whether the Python frame raw (or the py-th Python frame of f[0..n)) is on
+ * a line of the recorded scripts that line_bits marks with bit (DATA_LINE, OPT_LINE) */
+static int bit_at(evalsrc *e, tables *t, uint64_t raw, unsigned bit)
 {
     build(e, t);
     int k = e->n ? file_of(e, t, VT_PYFRAME_CODE(raw)) : -1;
@@ -212,36 +214,37 @@ int evalsrc_data_at(evalsrc *e, tables *t, uint64_t raw)
         return 0;
     tables_frame fr;
     tables_resolve_frame(t, raw, TABLES_FRAME_PYTHON, &fr);
-    return (line_bits(e, k, fr.line) & DATA_LINE) != 0;
+    return (line_bits(e, k, fr.line) & bit) != 0;
+}
+
+static int bit_frames(evalsrc *e, const tables *t, const tables_frame *f, size_t n, int py,
+                      unsigned bit)
+{
+    build(e, t);
+    for (size_t i = 0; e->n && py >= 0 && i < n; i++)
+        if (f[i].kind == TABLES_FRAME_PYTHON && py-- == 0)
+            return (line_bits(e, file_of(e, t, f[i].code_id), f[i].line) & bit) != 0;
+    return 0;
+}
+
+int evalsrc_data_at(evalsrc *e, tables *t, uint64_t raw)
+{
+    return bit_at(e, t, raw, DATA_LINE);
 }
 
 int evalsrc_data_frames(evalsrc *e, const tables *t, const tables_frame *f, size_t n, int py)
 {
-    build(e, t);
-    for (size_t i = 0; e->n && py >= 0 && i < n; i++)
-        if (f[i].kind == TABLES_FRAME_PYTHON && py-- == 0)
-            return (line_bits(e, file_of(e, t, f[i].code_id), f[i].line) & DATA_LINE) != 0;
-    return 0;
+    return bit_frames(e, t, f, n, py, DATA_LINE);
 }
 
 int evalsrc_opt_at(evalsrc *e, tables *t, uint64_t raw)
 {
-    build(e, t);
-    int k = e->n ? file_of(e, t, VT_PYFRAME_CODE(raw)) : -1;
-    if (k < 0)
-        return 0;
-    tables_frame fr;
-    tables_resolve_frame(t, raw, TABLES_FRAME_PYTHON, &fr);
-    return (line_bits(e, k, fr.line) & OPT_LINE) != 0;
+    return bit_at(e, t, raw, OPT_LINE);
 }
 
 int evalsrc_opt_frames(evalsrc *e, const tables *t, const tables_frame *f, size_t n, int py)
 {
-    build(e, t);
-    for (size_t i = 0; e->n && py >= 0 && i < n; i++)
-        if (f[i].kind == TABLES_FRAME_PYTHON && py-- == 0)
-            return (line_bits(e, file_of(e, t, f[i].code_id), f[i].line) & OPT_LINE) != 0;
-    return 0;
+    return bit_frames(e, t, f, n, py, OPT_LINE);
 }
 
 int evalsrc_data_made(evalsrc *e, tables *t, uint32_t stack_id)
