@@ -24,6 +24,11 @@ done
 # step" of trials whose traces each showed 6)
 timeout 300 "$VT" fit --card 3GiB --max-b 512 --json --dir fg -- python3 "$ROOT/tests/python/two_terms.py" \
     --mode gan --batch "{B=256}" </dev/null >fg.json 2>fg.err || fail "fit --mode gan failed: $(tail -n 3 fg.err)"
+# an accumulation the program sets from its batch (YOLOv5's round(nbs / batch)): `fit`'s trials
+# accumulate 4 and 2; its note had said "the trials accumulated 4 micro-steps per optimizer step,
+# as the command does" (the first trial's count) of both
+timeout 300 "$VT" fit --card 3GiB --max-b 512 --json --dir fn -- python3 "$ROOT/tests/python/two_terms.py" \
+    --mode micro --nbs 1024 --batch "{B=256}" </dev/null >fn.json 2>fn.err || fail "fit --nbs failed: $(tail -n 3 fn.err)"
 "$VT" report --json "$ROOT/examples/traces/sim/trainer_gpt2_fit.vt" >trainer.json ||
     fail "trainer_gpt2_fit: report failed"
 python3 - <<'PY' || fail "see above"
@@ -59,6 +64,16 @@ if steps != t["optimizer_steps"]:
     bad.append("fit gan: a trial's optimizer_steps %s, the program's %d" % (steps, t["optimizer_steps"]))
 if "no trial's trace showed an optimizer step" in note or "showed %d optimizer steps" % steps not in note:
     bad.append("fit gan: accumulation note %r (its first trial showed %d optimizer steps)" % (note, steps))
+# the fit of the batch-set accumulation: the note gives the trials' own counts
+import glob
+f = json.load(open("fn.json"))
+own = sorted({json.loads(next(l for l in open(g) if l.startswith("VRAMTRACE_TORCH_STATS ")).split(" ", 1)[1])
+              ["gradient_accumulation_steps"] for g in glob.glob("fn/b*/output.log")})
+note = f["accumulation_note"] or ""
+if len(own) < 2:
+    bad.append("fit nbs: the trials' own counts %s (the case needs two)" % own)
+elif "%d to %d micro-steps" % (own[0], own[-1]) not in note:
+    bad.append("fit nbs: accumulation note %r, the trials accumulated %s" % (note, own))
 print("\n".join(bad))
 raise SystemExit(1 if bad else 0)
 PY

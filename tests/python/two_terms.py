@@ -8,7 +8,8 @@ the last one's backward and freed after its own (--mode micro_held: all kept to 
 output of their size; micro_prefetch: also all copied before the first pass). With --mode gan each
 iteration is a GAN's: the critic's step of two passes (as terms), then the generator's step of one
 pass through the critic, with an optimizer of its own: optimizer steps of 2 and 1 backward passes,
-no one count before each. Prints its truth (VRAMTRACE_TORCH_STATS: batch_size, the accumulation
+no one count before each. With --nbs N (YOLOv5's nominal batch) --mode micro accumulates
+max(round(N / --batch), 1) micro-batches, a count the program sets from its batch. Prints its truth (VRAMTRACE_TORCH_STATS: batch_size, the accumulation
 steps, backward passes per step). Used by tests/integration/two_terms.sh."""
 import argparse
 import os
@@ -26,8 +27,9 @@ def main():
     ap.add_argument("--mode", choices=("terms", "micro", "micro_held", "micro_prefetch", "gan"), default="terms")
     ap.add_argument("--width", type=int, default=1024)
     ap.add_argument("--iters", type=int, default=3)
+    ap.add_argument("--nbs", type=int, default=0, help="--mode micro: accumulate round(nbs / batch)")
     a = ap.parse_args()
-    a.micro = 1 if a.mode in ("terms", "gan") else 2
+    a.micro = 1 if a.mode in ("terms", "gan") else max(round(a.nbs / a.batch), 2) if a.nbs else 2
     truth = {"batch_size": a.batch, "gradient_accumulation_steps": a.micro,
              "backward_passes_per_step": 2 if a.micro == 1 else a.micro, "steps": 0,
              "optimizer_steps": 0,
