@@ -5,19 +5,16 @@
  * embedding table's, a TransE's). */
 #include "report.h"
 
+#include "allocsim.h"
+
 #include <stdlib.h>
 
-/* rounded: size as PyTorch's caching allocator asks for it, a block (512 B multiples) or, where
- * the request was a segment's, that segment (2 MiB for a block of 1 MiB or less, 20 MiB below
- * 10 MiB, else 2 MiB multiples): the request of an error is the segment's size */
+/* rounded: size as PyTorch's caching allocator asks for it, a block or, where the request was a
+ * segment's, that segment (allocsim.h's rules): the request of an error is the segment's size */
 static int rounded(uint64_t size, uint64_t req)
 {
-    const uint64_t mib = 1048576;
-    uint64_t block = size < 512 ? 512 : (size + 511) / 512 * 512;
-    uint64_t seg = block <= mib       ? 2 * mib
-                   : block < 10 * mib ? 20 * mib
-                                      : (block + 2 * mib - 1) / (2 * mib) * (2 * mib);
-    return req == size || req == block || req == seg;
+    uint64_t block = allocsim_block(size);
+    return req == size || req == block || req == allocsim_segment(block);
 }
 
 void report_grads(const replay_result *r, run_facts *f)

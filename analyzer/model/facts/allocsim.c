@@ -329,17 +329,27 @@ static void unslot(allocsim *a, uint32_t i)
 #define SIM_BYTES_MAX ((uint64_t)1 << 40)
 #define SIM_POOL_MAX ((size_t)1 << 16)
 
+uint64_t allocsim_block(uint64_t n)
+{
+    return n < 512 ? 512 : (n + 511) / 512 * 512;
+}
+
+uint64_t allocsim_segment(uint64_t block)
+{
+    return block <= SMALL_MAX  ? SMALL_SEGMENT
+           : block < LARGE_MIN ? LARGE_SEGMENT
+                               : (block + ROUND_LARGE - 1) / ROUND_LARGE * ROUND_LARGE;
+}
+
 uint32_t allocsim_alloc(allocsim *a, uint64_t n)
 {
     if (a->failed || n > SIM_BYTES_MAX || a->pools[0].n + a->pools[1].n > SIM_POOL_MAX)
         return a->failed = 1, 0;
-    uint64_t size = n < 512 ? 512 : (n + 511) / 512 * 512;
+    uint64_t size = allocsim_block(n);
     int small = size <= SMALL_MAX;
     uint32_t i = take_best(a, &a->pools[small], size);
     if (!i) { /* a new segment, as cudaMalloc gives it: one free block */
-        uint64_t seg = small              ? SMALL_SEGMENT
-                       : size < LARGE_MIN ? LARGE_SEGMENT
-                                          : (size + ROUND_LARGE - 1) / ROUND_LARGE * ROUND_LARGE;
+        uint64_t seg = allocsim_segment(size);
         if (seg > SIM_BYTES_MAX - a->reserved)
             return a->failed = 1, 0;
         if (!(i = slot(a)))

@@ -15,6 +15,11 @@
 
 typedef struct allocsim allocsim;
 
+/* allocsim_block / allocsim_segment: the rules above for one request of n bytes: the block it is
+ * rounded to, and the segment cudaMalloc is asked for when no free block serves that block */
+uint64_t allocsim_block(uint64_t n);
+uint64_t allocsim_segment(uint64_t block);
+
 /* allocsim_new: an empty allocator; NULL when out of memory. */
 allocsim *allocsim_new(void);
 void allocsim_delete(allocsim *a);
