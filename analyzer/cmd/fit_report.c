@@ -37,24 +37,18 @@ static int physical_b(const fit_job *j, char *flag, size_t len)
     return 0;
 }
 
-/* accum_lo / accum_hi: the fewest and most micro-steps per optimizer step the trials' traces
- * showed (of those that showed a count) */
-static int accum_lo(const fit_job *j)
+/* accum_range: the fewest and most micro-steps per optimizer step the trials' traces showed
+ * (of those that showed a count; 0, 0 when none did) */
+static void accum_range(const fit_job *j, int *lo, int *hi)
 {
-    int lo = 0;
-    for (int i = 0; i < j->ntrials; i++)
-        if (j->trials[i].accum > 0 && (!lo || j->trials[i].accum < lo))
-            lo = j->trials[i].accum;
-    return lo;
-}
-
-static int accum_hi(const fit_job *j)
-{
-    int hi = 0;
-    for (int i = 0; i < j->ntrials; i++)
-        if (j->trials[i].accum > hi)
-            hi = j->trials[i].accum;
-    return hi;
+    *lo = *hi = 0;
+    for (int i = 0; i < j->ntrials; i++) {
+        int a = j->trials[i].accum;
+        if (a > 0 && (!*lo || a < *lo))
+            *lo = a;
+        if (a > *hi)
+            *hi = a;
+    }
 }
 
 /* accumulation_note: what the trials measured of gradient accumulation (the gradients of one
@@ -90,7 +84,8 @@ static void accumulation_note(const fit_job *j, char *out, size_t len)
         }
     if (j->has_a)
         return;
-    int backward = 0;
+    int backward = 0, lo, hi;
+    accum_range(j, &lo, &hi);
     for (int i = 0; i < j->ntrials; i++)
         backward |= j->trials[i].backward;
     if (!backward) /* forwards only (an evaluation): no gradient to accumulate */
@@ -103,12 +98,12 @@ static void accumulation_note(const fit_job *j, char *out, size_t len)
                  "encode chunks of one batch, not micro-batches of gradient accumulation, and "
                  "each forward's batch is a chunk's",
                  first->cache);
-    else if (first->accum >= 2 && accum_lo(j) != accum_hi(j)) /* (YOLOv5's round(64 / B)) */
+    else if (first->accum >= 2 && lo != hi) /* (YOLOv5's round(64 / B)) */
         snprintf(out, len,
                  "the trials accumulated %d to %d micro-steps per optimizer step, the count the "
                  "command sets itself at each micro-batch: their peaks include the gradients "
                  "kept through the next forward",
-                 accum_lo(j), accum_hi(j));
+                 lo, hi);
     else if (first->accum >= 2)
         snprintf(out, len,
                  "the trials accumulated %d micro-steps per optimizer step, as the command "
