@@ -519,6 +519,9 @@ int report_build(report_ctx *c, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory building the model section");
         return -1;
     }
+    for (size_t i = 0; i < c->nsites && !c->facts.params_site; i++)
+        if (c->sites[i].category == CAT_PARAMETERS) /* (most bytes first) */
+            c->facts.params_site = c->sites[i].text;
     char merr[400];
     if (model_build(c->model, &c->facts, &c->opts, merr, sizeof merr) < 0) {
         snprintf(err, errlen, "configuration: %s", merr);

@@ -15,6 +15,7 @@
 set -u
 . "$ROOT/tests/sim_env.sh"
 P="$ROOT/tests/python/kge_adagrad.py"
+export P
 run() { # NAME CARD ARGS...: run the program under vramtrace, the report's text and JSON
     n=$1 card=$2
     shift 2
@@ -28,7 +29,7 @@ run half 2GiB --optim own --batch_size 128
 run sub 2GiB --optim subclass
 python3 - own.json own.out torch.json torch.out oom.json oom.out half.json half.out sub.json sub.out \
     >check.out 2>&1 <<'PY' || fail "$(cat check.out)"
-import json, sys
+import json, os, sys
 def load(j, o):
     t = next(json.loads(l.split(" ", 1)[1]) for l in open(o) if l.startswith("VRAMTRACE_TORCH_STATS "))
     return json.load(open(j)), t
@@ -62,6 +63,13 @@ if "construction" not in o["where"] or "not measured" in o["where"]:
     bad.append("oom: optimizer %s" % o["where"])
 if j["oom"]["cause"] != "weights_and_state_too_large":
     bad.append("oom: cause %s (%s)" % (j["oom"]["cause"], j["oom"].get("evidence")))
+# no micro-batch fits: the lever left is what sizes the weights, the flags of the line that made
+# them (the tables' width given on the command line, their rows by the script's defaults)
+made = next(i + 1 for i, l in enumerate(open(os.environ["P"])) if "model = TransE(" in l)
+for want in ("made at kge_adagrad.py:%d main" % made, "--hidden_dim (%d, on the command line)" % t["hidden_dim"],
+             "--n_entities (%d, the script's default)" % t["n_entities"]):
+    if want not in j["oom"]["evidence"]:
+        bad.append("oom: no %r in %r" % (want, j["oom"]["evidence"]))
 # the half micro-batch's what-if against its rerun (the table's dense gradient kept whole)
 f, _ = load(sys.argv[1], sys.argv[2])
 h, ht = load(sys.argv[7], sys.argv[8])

@@ -89,7 +89,7 @@ def main():
     ap.add_argument("--n_relations", type=int, default=800)
     ap.add_argument("--optim", choices=("own", "torch", "subclass"), default="own")
     a = ap.parse_args()
-    truth = {"batch_size": a.batch_size, "hidden_dim": a.hidden_dim, "steps": 0, "oom": False,
+    truth = {"batch_size": a.batch_size, "hidden_dim": a.hidden_dim, "n_entities": a.n_entities, "steps": 0, "oom": False,
              "oom_phase": None, "optimizer": a.optim}
     try:
         model = TransE(a.n_entities, a.n_relations, a.hidden_dim).to("cuda")

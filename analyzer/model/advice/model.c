@@ -520,6 +520,7 @@ int model_build_head(model_result *m, const run_facts *f, const model_opts *o, c
                                      sizeof m->why))
             m->cause = OOM_COPIES;
         model_grads_cause(m, f, cap); /* (the weights and their gradients, no micro-batch's) */
+        model_weights_lever(m, f);    /* (then what sizes the weights: the flags of their line) */
         /* a later step's forward failed with the state the first step made (5 % of the card or
          * more): that step's forward fit because it ran before the state existed */
         size_t w = strlen(m->why);
@@ -563,10 +564,9 @@ int model_build_head(model_result *m, const run_facts *f, const model_opts *o, c
      * then but a few bytes: the calibration scales those few (a formula's ratio of them ~0; no
      * formula: the batch-sized bytes), so a larger micro-batch would be predicted to cost next
      * to nothing more (a Llama at B=1, T=256: "largest micro-batch 6928"). None at all: the
-     * formula's ratio stays 1, its growth the formula's. */
-    /* So too a run out of memory in its optimizer step (Llama 400M at B=1 on 6 GiB: "largest
-     * micro-batch 1048576" on 80 GiB), but where not even 1 fits: that one is measured (its
-     * step's moment needs what it held at its failure whatever the micro-batch). */
+     * formula's ratio stays 1, its growth the formula's. So too an OOM in its optimizer step
+     * (Llama 400M, B=1, 6 GiB: "largest 1048576" on 80 GiB), but where not even 1 fits: that
+     * is measured (its step's moment needs what it held at its failure whatever the B). */
     uint64_t act = m->measured.bytes[CAT_ACTIVATIONS], act_run = f->cat_peak[CAT_ACTIVATIONS];
     m->growth_unmeasured = !m->calib.after_forward && (!f->has_oom || m->calib.oom_in_step) &&
                            act_run > 0 && act < act_run / 4 && (act > 0 || m->shape.generic) &&

@@ -160,6 +160,9 @@ typedef struct run_facts {
     int oom_step_pass;      /* 1: "eval" in a no-grad pass whose outputs the step uses (a rollout
                              * under model.eval(), evalsrc.h's 2), not an evaluation */
     const char *oom_site;   /* "file.py:123 func" of the failing call, or "" */
+    /* "file.py:95 func" of the allocation site that held the most parameter bytes at the peak
+     * (the line that made or moved the weights), or NULL */
+    const char *params_site;
     /* the OOM came after oom_passes backward passes of one forward (replay.h free_steps_shared),
      * in code outside a forward, with oom_passes_bytes live that it made after its first pass
      * (activations, temporaries, logits by category: per-pass copies of the gradients, as

@@ -83,5 +83,17 @@ int model_token_lever(const model_result *m, const run_facts *f, char *out, size
  * " and " into out (len bytes); their count, 0 (out "") when none, -1 when the line is not the
  * recorded script's (or none was recorded). model_oomflag.c. */
 int model_oom_line_flags(const nano_config *c, const run_facts *f, char *out, size_t len);
+/* model_line_flags: model_oom_line_flags of the line of site ("file.py:95 func"), any site,
+ * following names back depth assignments; with depth 0 only the flags the line itself reads
+ * whose value is 2 or more (a weight's line: `model.to(dev)` after `model = Lora(base,
+ * a.lora_alpha)` reads no width of the weights) */
+int model_line_flags(const nano_config *c, const run_facts *f, const char *site, int depth,
+                     char *out, size_t len);
+/* model_weights_lever: m's cause is the weights, gradients and state, whatever the micro-batch
+ * (OOM_STATE, OOM_GRADIENTS): where the line that made the weights (f->params_site) is the
+ * recorded script's and reads integer flags, m->why names them ("--hidden_dim (128, on the
+ * command line)"): the lever that is left, since no micro-batch fits. Nothing said otherwise
+ * (a model made from a config file or a pretrained name reads no flag there). */
+void model_weights_lever(model_result *m, const run_facts *f);
 
 #endif

@@ -113,11 +113,12 @@ static unsigned site_line(const char *site, const char *name)
     return (unsigned)strtoul(py + 4, NULL, 10);
 }
 
-int model_oom_line_flags(const nano_config *c, const run_facts *f, char *out, size_t len)
+int model_line_flags(const nano_config *c, const run_facts *f, const char *site, int depth,
+                     char *out, size_t len)
 {
     out[0] = '\0';
     const config_recfile *rf = config_recorded_script(c, f->argc, f->argv);
-    unsigned line = rf ? site_line(f->oom_site, rf->name) : 0;
+    unsigned line = rf ? site_line(site, rf->name) : 0;
     if (!line)
         return -1;
     char *src = pysrc_clean(rf->data, rf->len);
@@ -145,8 +146,8 @@ int model_oom_line_flags(const nano_config *c, const run_facts *f, char *out, si
         /* (an integer's: a count or a size, not a rate nor a name) */
         if (!dest[0] || (given ? !v || !end || *end || end == v : !fl[i].has_default))
             continue;
-        if (!reads_via(src, L, k, a, L[k].b, dest, OOMFLAG_DEPTH, via, sizeof via))
-            continue;
+        if ((!depth && x < 2) || !reads_via(src, L, k, a, L[k].b, dest, depth, via, sizeof via))
+            continue; /* (a weight's line: a count or a width, 2 or more, read there) */
         snprintf(val, sizeof val, "%lld", x);
         const char *nm = fl[i].names[0]; /* (its long spelling where it has one) */
         for (int j = 0; j < fl[i].nnames; j++)
@@ -161,4 +162,30 @@ int model_oom_line_flags(const nano_config *c, const run_facts *f, char *out, si
     free(L);
     free(src);
     return found;
+}
+
+int model_oom_line_flags(const nano_config *c, const run_facts *f, char *out, size_t len)
+{
+    return model_line_flags(c, f, f->oom_site, OOMFLAG_DEPTH, out, len);
+}
+
+void model_weights_lever(model_result *m, const run_facts *f)
+{
+    char flags[400];
+    size_t w = strlen(m->why);
+    if ((m->cause != OOM_STATE && m->cause != OOM_GRADIENTS) || !f->params_site ||
+        model_line_flags(&m->cfg, f, f->params_site, 0, flags, sizeof flags) <= 0)
+        return;
+    /* (the site's line and function, not its directory: "kge.py:95 main") */
+    const char *site = f->params_site, *py = strstr(site, ".py:");
+    for (const char *s = site; py && s < py; s++)
+        if (*s == '/')
+            site = s + 1;
+    int k = snprintf(m->why + w, sizeof m->why - w,
+                     "; the weights were made at %s, a line that reads %s: what sizes them may "
+                     "be among them (vramtrace fit measures the largest value of one that fits, "
+                     "{B} in its place)",
+                     site, flags);
+    if (k < 0 || (size_t)k >= sizeof m->why - w)
+        m->why[w] = '\0'; /* (no room for all of it: not said, rather than cut) */
 }
