@@ -164,10 +164,10 @@ class Tensor(T.TensorBase):
         return A.sin(self)
 
     def softmax(self, dim, dtype=None):
-        return NN.log_softmax(self, dim, dtype, op="_softmax")
+        return NN.softmax_op(self, dim, dtype, op="_softmax")
 
     def log_softmax(self, dim, dtype=None):
-        return NN.log_softmax(self, dim, dtype)
+        return NN.softmax_op(self, dim, dtype)
 
     def norm(self, p=2, dim=None, keepdim=False):
         return A.norm(self, dim, keepdim)

@@ -251,9 +251,11 @@ class SoftmaxBackward(Node):
         return [empty(g._shape, self.meta[0][1], g.device, self.info)]
 
 
-def log_softmax(x_in, dim=-1, dtype=None, op="_log_softmax"):
+def softmax_op(x_in, dim=-1, dtype=None, op="_log_softmax"):
     """log_softmax / softmax: with an explicit dtype runs in it; else autocast runs it in fp32.
-    Saves its output."""
+    Saves its output. (Named for neither: torch's C++ leaves no Python frame here, and a frame
+    named log_softmax is a loss's to vramtrace's rules: an attention's F.softmax had been
+    logits/loss.)"""
     if dtype is not None:
         x = cast(x_in, dtype)
     else:
@@ -289,7 +291,7 @@ def nll_loss(x_in, target, reduction="mean"):
 def cross_entropy(x, target, reduction="mean"):
     """cross_entropy_loss: log_softmax in the logits' own type, then nll_loss (the
     log_softmax result lives until the loss exists, a C++ temporary)."""
-    ls = log_softmax(x, 1, dtype=x.dtype)
+    ls = softmax_op(x, 1, dtype=x.dtype)
     return nll_loss(ls, target, reduction)
 
 

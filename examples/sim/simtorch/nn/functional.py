@@ -40,11 +40,11 @@ def relu(input, inplace=False):  # noqa: A002
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
-    return _NN.log_softmax(input, dim, dtype, op="_softmax")
+    return _NN.softmax_op(input, dim, dtype, op="_softmax")
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
-    return _NN.log_softmax(input, dim, dtype)
+    return _NN.softmax_op(input, dim, dtype)
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,  # noqa: A002
