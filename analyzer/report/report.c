@@ -366,6 +366,7 @@ static int report_fill(report_ctx *c)
     f->kv_at_peak = at_peak.kv, f->kv_at_tensors = at_tensors.kv, f->kv_at_oom = at_oom.kv;
     f->tensors_no_kv = r->tensors_no_kv_peak, f->kv_replaced = replay_kv_replaced(r);
     f->kv_unmeasured = replay_kv_unmeasured(r) && !f->no_training; /* (forwards only: none kept) */
+    f->kv_read_bytes = r->kv_read_bytes;
     f->ema_at_peak = at_peak.ema.bytes[CAT_PARAMETERS];
     f->ema_at_tensors = at_tensors.ema.bytes[CAT_PARAMETERS];
     f->ema_at_oom = at_oom.ema.bytes[CAT_PARAMETERS];

@@ -102,6 +102,9 @@ typedef struct model_calib {
      * kv_unmeasured): kv and kv_oom are the whole cache, use_cache=False's predictions the
      * least they can be */
     int kv_unmeasured;
+    /* KV cache bytes a later forward extended (a generation: run_facts' kv_read_bytes): the run
+     * reads a cache, so use_cache=False is the training forward's alone */
+    uint64_t kv_read;
     /* an EMA's copy of the weights among the parameters measured / at the failure: not trained,
      * so no gradient or optimizer state derives from it (weights_of) */
     uint64_t ema;

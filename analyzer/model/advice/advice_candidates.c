@@ -303,6 +303,14 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
                     "never reads them, only generation does (a later forward given "
                     "past_key_values): a generate() loop without them recomputes every earlier "
                     "token, much slower");
+        else if (c->kv_read) /* (a generation reads its cache: GRPO's rollouts) */
+            n = add(items, n, max, c, &s, capacity, "use_cache=False in the training forward",
+                    "(code change: use_cache=False in the training forward's call, not in the "
+                    "generation's)",
+                    "a training forward never reads the KV cache it makes: its copies of each "
+                    "block's keys and values are not made there; this run's later forwards "
+                    "extended a cache (a generation's, whose new tokens read it): kept, since "
+                    "without it each new token recomputes every earlier one");
         else {
             int had = n;
             n = add(items, n, max, c, &s, capacity, "use_cache=False",

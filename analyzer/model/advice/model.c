@@ -471,12 +471,7 @@ int model_build_head(model_result *m, const run_facts *f, const model_opts *o, c
     model_eval_calib(m, f); /* (its evaluation's own batch) */
     advice_eval_train_ratios(&m->calib, f->cat_peak);
     model_kept_whole(m, f); /* (a frozen model beside, a checkpoint's copies) */
-    /* the KV cache in the measured breakdown (the one the calibration fitted) */
-    if (cat_breakdown_total(&f->at_peak) > 0 || m->measured_at_tensors)
-        m->calib.kv = m->measured_at_tensors ? f->kv_at_tensors : f->kv_at_peak;
-    m->calib.no_kv_tensors = f->tensors_no_kv;
-    model_kv_kept(f, &m->calib.kv); /* (less what the attention would keep) */
-    m->calib.kv_unmeasured = f->kv_unmeasured;
+    model_kv_calib(m, f);   /* (the KV cache in the measured breakdown, less what stays) */
     m->calib.went_on = f->oom_went_on;
     model_went_on(m, f); /* (the micro-batch it went on with, measured: an anchor) */
     if (f->has_oom && cat_breakdown_total(&f->at_oom) > 0)

@@ -96,7 +96,8 @@ typedef struct run_facts {
     /* the share of the KV cache's bytes whose copies replaced their inputs, which the attention
      * keeps for its backward in their stead (replay_kv_replaced): not saved without the cache */
     double kv_replaced;
-    int kv_unmeasured; /* 1: that share is not measured, taken as 0 (replay_kv_unmeasured) */
+    int kv_unmeasured;      /* 1: that share is not measured, taken as 0 (replay_kv_unmeasured) */
+    uint64_t kv_read_bytes; /* the KV cache a later forward extended (replay.h kv_read_bytes) */
     /* an EMA's copy of the weights (VT_EMA_CODE) among the parameters in at_peak, at_tensors and
      * at_oom: not the model's own (no gradient, no optimizer state), and what made it */
     uint64_t ema_at_peak, ema_at_tensors, ema_at_oom;

@@ -570,13 +570,6 @@ int model_no_forward(model_result *m, const run_facts *f)
     return 1;
 }
 
-void model_kv_kept(const run_facts *f, cat_breakdown *kv)
-{
-    double kept = f->kv_replaced;
-    for (int k = 0; kept > 0 && k < CAT_COUNT; k++)
-        kv->bytes[k] = (uint64_t)((double)kv->bytes[k] * (1.0 - kept));
-}
-
 /* model_trace_state_moved: a run whose optimizer state sat in other rows (model_state_elsewhere: no
  * Python frames) calibrates with it in its own: the state the recognized optimizer keeps for the
  * trainable elements, taken from the activations (where such a run counts it), so a what-if keeps

@@ -67,11 +67,16 @@ void model_gated_block(model_result *m, const run_facts *f, int nanogpt);
  * GPT-2 whose training takes 7.75 GiB); no formula is compared, and what only a forward shows
  * (checkpointing, compile, a KV cache, ...) is unknown, not off. */
 int model_no_forward(model_result *m, const run_facts *f);
-/* model_kv_kept: of kv (the KV cache's bytes, by category; in place) what use_cache=False
- * saves: less the share whose copies replaced their inputs (f->kv_replaced), which the
- * attention would keep without the cache (a Llama: its keys after the rotary embedding, its
+/* model_kv_kept (model_kv.c): of kv (the KV cache's bytes, by category; in place) what
+ * use_cache=False saves: less the share whose copies replaced their inputs (f->kv_replaced), which
+ * the attention would keep without the cache (a Llama: its keys after the rotary embedding, its
  * values; GPT-2's stay views of a tensor kept either way). (The tensors' largest without the
  * cache, calib.no_kv_tensors, stays a floor: less the whole cache, it is at least that.) */
 void model_kv_kept(const run_facts *f, cat_breakdown *kv);
+/* model_kv_calib (model_kv.c): m's calibration's KV cache (the measured breakdown's: at the
+ * tensors' peak or the process peak, less model_kv_kept's share), whether it is measured, and
+ * the cache a later forward extended (a generation's: kv_read); a peak in a no-grad pass of such
+ * a run keeps its cache whatever the training forward does: none then */
+void model_kv_calib(model_result *m, const run_facts *f);
 
 #endif

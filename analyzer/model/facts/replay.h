@@ -231,6 +231,9 @@ typedef struct replay_result {
      * a cast of them). Where the attention kept the copies and their inputs went, the attention
      * would keep the inputs without the cache (replay_kv_replaced) */
     uint64_t kv_made_bytes, kv_replaced_bytes, kv_backward_bytes;
+    /* the cache's tensors freed right after a larger copy of them was made (replay_kv.h): a
+     * later forward extended the cache, as a generation's decoding steps do, so it is read */
+    uint64_t kv_read_bytes;
     /* the steps counted by a gradient's free alone (zero_grad after a backward, no allocation
      * under an optimizer's frames) before the first step that allocated under them, when one
      * came after a backward: such a free may be a pass's end inside one step, not a step (SAM's

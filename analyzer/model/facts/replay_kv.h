@@ -34,6 +34,10 @@ static inline void replay_kv_alloc(state *s, const livemap_entry *e)
 static inline void replay_kv_free(state *s, const livemap_entry *e, int backward)
 {
     if (replay_stack_kv(s, e->stack_id)) {
+        /* freed right after a larger copy of the cache was made: a later forward extended it
+         * (DynamicLayer.update's cat of a generation's next token), so the cache is read */
+        if (s->nkv_pend && s->kv_pend[s->nkv_pend - 1] > e->size)
+            s->r->kv_read_bytes += e->size;
         s->kv_live = s->kv_live > e->size ? s->kv_live - e->size : 0;
         s->r->kv_backward_bytes += backward ? e->size : 0; /* the attention kept it */
         return;
