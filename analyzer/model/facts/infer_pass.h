@@ -281,6 +281,13 @@ void vt__weights_dtype(vt__pass *p);
 void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, size_t *nelems,
                       size_t *lo, size_t *hi);
 
+/* vt__infer_bias: whether the projections of the repeating blocks elems[lo..lo+per), reps of
+ * them, of width d have biases (infer_bias.c): a vector of a projection's other output width
+ * beside its weight says True; the norms' weights alone, or LayerNorm's weight-and-bias pairs
+ * beside projections of other widths with no such vector, False; else not known */
+void vt__infer_bias(const uint64_t *elems, size_t n, size_t lo, size_t per, size_t reps, uint64_t d,
+                    infer_result *out);
+
 /* vt__find_images: an image batch and its labels among the first forward's tensors (marked batch,
  * p->img_*), and the program's other inputs (marked batch); 1 when it marked any.
  * vt__infer_images: what they say, or a vision transformer's patch tokens (infer_images.c) */

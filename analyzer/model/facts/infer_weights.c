@@ -225,15 +225,6 @@ static void vt__infer_shape(const uint64_t *elems, size_t n, size_t frozen, int 
                 "d = %llu: the smallest parameter size seen in "
                 "every block (%zu norm weights / biases), d² divides the projections",
                 (unsigned long long)d, dn);
-    /* biases: a block's d-sized tensors are its two norms' weights, plus with biases the norms'
-     * biases and the two output projections' (6: nanoGPT bias=True, Hugging Face GPT-2) */
-    size_t nd = 0;
-    for (size_t i = *lo; d && reps >= 2 && i < *lo + per && i < n; i++)
-        nd += elems[i] == d;
-    if (nd == 2 || nd >= 4)
-        vt__set(out, INFER_bias, nd >= 4, "bias %s: %zu tensors of d elements in each block (%s)",
-                nd >= 4 ? "True" : "False", nd,
-                nd >= 4 ? "norm weights, norm and projection biases" : "the norms' weights only");
     /* the vocabulary: the largest parameter of a multiple of d elements, outside the repeating
      * blocks (an MLP's 4·d×d inside them is not an embedding; a vision model has none; a frozen
      * teacher's untied 32000×1024 head before a Llama 160M student's 32000×768 embedding is no
@@ -267,14 +258,7 @@ static void vt__infer_shape(const uint64_t *elems, size_t n, size_t frozen, int 
                     (unsigned long long)(maxel / d), (unsigned long long)d);
     }
     vt__infer_gated(elems, n, *lo, per, reps, d, out);
-    /* a gated block's norms (RMSNorm) have no bias: its other d-sized tensors are projections'
-     * biases (a Llama's attention_bias: q's and o's) */
-    infer_value *bv = &out->v[INFER_bias];
-    if (bv->known && bv->value && out->v[INFER_mlp_width].known)
-        vt__set(out, INFER_bias, 1,
-                "bias True: %zu tensors of d elements in each block (the norms' weights and "
-                "projection biases)",
-                nd);
+    vt__infer_bias(elems, n, *lo, per, reps, d, out); /* (infer_bias.c) */
     if (untold) /* (the weights trained are one block: an MLP's 4d×d is no position table) */
         *lo = 0, *hi = n;
 }

@@ -325,6 +325,31 @@ static void amp_value(nano_config *c, const script_flag *fl, const char *lng, co
     }
 }
 
+/* bias_switch: the script's --bias is a switch (action="store_true"): on where the command line
+ * after the script gives it, else off, argparse's default for a switch (an MoE GPT's bias row had
+ * said "no flag of the recorded moe_routed.py sets it"); the trace's own reading stays in JSON
+ * inferred.bias */
+static void bias_switch(nano_config *c, const script_flag *fl, const char *lng, const char *base,
+                        int argc, const char *const *argv)
+{
+    char where[200], err[200];
+    config_value *v = &c->v[CFG_bias];
+    int on = scriptflags_given(fl, argc, argv);
+    if (v->src == CONFIG_SRC_ARG || v->src == CONFIG_SRC_FILE)
+        return;
+    if (on)
+        snprintf(where, sizeof where, "%.40s on the command line (a switch of %.60s)", lng, base);
+    else
+        snprintf(where, sizeof where,
+                 "%.60s: %.40s, a switch (action=\"store_true\"), not on the command line: off",
+                 base, lng);
+    if (config_set(c, "bias", on ? "True" : "False", on ? CONFIG_SRC_ARG : CONFIG_SRC_FILE, where,
+                   err, sizeof err) == 0) {
+        snprintf(v->flag, sizeof v->flag, "%s", lng);
+        v->flag_sep = ' ';
+    }
+}
+
 /* add_one: "--encoder-layers (default 12; not on the command line)" after the key's list (as
  * many as fit, then "...") */
 static void add_one(config_value *v, const char *one)
@@ -434,6 +459,10 @@ void config_apply_script(nano_config *c, int argc, const char *const *argv)
         }
         if (fl[i].store_true && nocache_switch(key) && !c->nocache_flag[0]) {
             snprintf(c->nocache_flag, sizeof c->nocache_flag, "%s", lng);
+            continue;
+        }
+        if (fl[i].store_true && !strcmp(key, "bias")) { /* (no spelling: nanoGPT's --bias=) */
+            bias_switch(c, &fl[i], lng, base, argc, argv);
             continue;
         }
         if (amp_switch(key) && !c->amp_value[0])
