@@ -96,7 +96,11 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
     const gpt_shape *m = &run->shape; /* (the run's own model: its own count of what trains) */
     int own = run->has_shape && s->L == m->L && s->d == m->d && s->V == m->V && s->H == m->H;
     predict_print_heading(
-        c, s, a->from, trace_model, run->lora_assumed, own ? run->trainable : 0,
+        c, s, a->from, trace_model,
+        run->lora_assumed  ? PREDICT_FRAC_ASSUMED
+        : run->rest_untold ? PREDICT_FRAC_UNTOLD
+                           : PREDICT_FRAC_FROZEN,
+        own ? run->trainable : 0,
         predict_train_text(&a->train, s, a->from != NULL, trained, sizeof trained));
     predict_print_calibration(a->from, cal, s->generic);
     /* how its cut-short forward is read: as the report says it; the optimizer's state its rows

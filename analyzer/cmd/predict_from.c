@@ -97,6 +97,7 @@ static int load_trace(const char *path, FILE *fp, const char *magic, nano_config
     run->growth_unmeasured = m->growth_unmeasured;
     run->lora_assumed = m->lora_assumed;
     run->trainable = m->rec.trainable;
+    run->rest_untold = m->rec.rest_untold;
     run->params = m->params_trace;
     run->untyped = m->weights_untyped;
     run->dtype_unknown = !config_known(&m->cfg, CFG_dtype);
@@ -334,6 +335,8 @@ static int load_json(const char *path, const cJSON *root, nano_config *c, predic
     run->trainable = cJSON_IsNumber(tp) && tp->valuedouble > 0 && tp->valuedouble < 1e15
                          ? (uint64_t)tp->valuedouble
                          : 0;
+    run->rest_untold = cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "recognized"),
+                                                        "trainable_params_rest_untold"));
     const cJSON *ip = cJSON_GetObjectItem(
         cJSON_GetObjectItem(cJSON_GetObjectItem(root, "inferred"), "params"), "value");
     run->params = cJSON_IsNumber(ip) && ip->valuedouble > 0 && ip->valuedouble < 1e15

@@ -29,8 +29,10 @@ typedef struct predict_run {
     int growth_unmeasured;   /* its tensors peaked after its forward's were freed: how the step
                               * grows with the micro-batch is not measured (no largest said) */
     int lora_assumed;        /* LoRA on and no gradient measured: the trained share assumed */
-    uint64_t trainable;      /* the run's trainable parameters, as the report counts them (0:
-                              * unknown): the trained line's count at the run's own shape */
+    int rest_untold;    /* the weights beyond trainable had no gradient in the run: frozen, or not
+                         * reached by its steps (an expert no token was routed to): not told */
+    uint64_t trainable; /* the run's trainable parameters, as the report counts them (0:
+                         * unknown): the trained line's count at the run's own shape */
     int retried;    /* it completed after its allocator reached the card and released its cache */
     int caught;     /* its peak came in a pass an out-of-memory error cut short, which the program
                      * caught and went on from (lower_bounds: the rest of that pass not measured) */

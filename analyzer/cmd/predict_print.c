@@ -11,6 +11,7 @@
 #include "bytes_sat.h"
 #include "cards.h"
 #include "escape.h"
+#include "predict_train.h"
 
 /* the categories that are tensors (the rest: the cache, and what lies outside PyTorch) */
 static int outside(int k)
@@ -282,9 +283,10 @@ const nano_config *predict_config_said(const nano_config *c, const gpt_shape *s,
 }
 
 void predict_print_heading(const nano_config *c, const gpt_shape *s, const char *from,
-                           const char *trace_model, int frac_assumed, uint64_t trainable,
+                           const char *trace_model, int frac_how, uint64_t trainable,
                            const char *trained)
 {
+    int frac_assumed = frac_how == PREDICT_FRAC_ASSUMED;
     uint64_t P = formula_params_exact(s);
     char dt[48], dr[24] = "unknown"; /* a trace may not give the dropout */
     config_value_text(c, CFG_dtype, dt, sizeof dt);
@@ -381,14 +383,7 @@ void predict_print_heading(const nano_config *c, const gpt_shape *s, const char 
     /* the run's own count at its own shape (a LoRA's adapters are beside the formula's P: its
      * share of it had said 3.12 M for the program's 3,145,728) */
     double tp = trainable && !frac_assumed ? (double)trainable : P * s->train_frac;
-    if (!s->generic && s->train_frac > 0 && s->train_frac < 0.99) /* LoRA, frozen layers */
-        printf("trained: %s%.2f M parameters, %.2f %% of the model's (%s): gradients and the "
-               "optimizer's state for those alone\n",
-               frac_assumed ? "assumed " : "", tp / 1e6, 100.0 * s->train_frac,
-               frac_assumed ? "LoRA on, no gradient measured: its adapters, usually fewer; the "
-                              "rest frozen"
-                            : "the rest frozen: adapters such as LoRA trained alone, or frozen "
-                              "layers");
+    predict_train_share(s, tp, frac_how); /* (LoRA, frozen layers: the share trained) */
     if (!from && !foreign && !s->generic)
         say_defaults(c);
     if (trained && trained[0]) /* predict's --lora-rank, --optimizer: what was given */

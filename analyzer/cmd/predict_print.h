@@ -21,12 +21,15 @@ const nano_config *predict_config_said(const nano_config *c, const gpt_shape *s,
  * (batch, accumulation, dtype, compile, dropout) on stdout; a value of nanoGPT's defaults that
  * nothing gave is said as not given unless the program is nanoGPT (from: the run a --from
  * prediction is calibrated with, its values the trace's; trace_model: the model it recognized,
- * "" none; frac_assumed: the trained share is assumed, not measured; trainable: the run's count
- * of its trainable parameters where s is its model (0: the formula's P times its share); trained:
- * lines to say under the model's, what was said of the optimizer and what trains, NULL or "" none)
+ * "" none; frac_how: the trained share's kind (predict_train.h's PREDICT_FRAC_*: the gradients',
+ * the rest frozen; assumed, not measured; the gradients', the rest frozen or not reached);
+ * trainable: the run's count of its trainable parameters where s is its model (0: the formula's P
+ * times its share); trained: lines to say under the model's, what was said of the optimizer and
+ * what trains, NULL or
+ * "" none)
  */
 void predict_print_heading(const nano_config *c, const gpt_shape *s, const char *from,
-                           const char *trace_model, int frac_assumed, uint64_t trainable,
+                           const char *trace_model, int frac_how, uint64_t trainable,
                            const char *trained);
 
 /* predict_anchors: what the calibration added to the tensors beyond their rows (*tensors: the

@@ -372,3 +372,24 @@ void predict_train_json(cJSON *root, const predict_train *t, const gpt_shape *s)
     /* "lora": the formula's LoRA block; "full_fine_tuning": the full block stands in */
     cJSON_AddStringToObject(l, "activations", formula_lora_block(s) ? "lora" : "full_fine_tuning");
 }
+
+void predict_train_share(const gpt_shape *s, double tp, int frac_how)
+{
+    int assumed = frac_how == PREDICT_FRAC_ASSUMED;
+    if (s->generic || s->train_frac <= 0 || s->train_frac >= 0.99)
+        return;
+    if (frac_how == PREDICT_FRAC_UNTOLD) /* (an MoE's expert no token was routed to had been "the
+                                          * rest frozen") */
+        printf("with a gradient: %.2f M parameters, %.2f %% of the model's (the rest had none "
+               "where the gradients were most: frozen, or weights a step did not reach, as an "
+               "expert the router sent no token or a branch not taken: not told apart): gradients "
+               "and the optimizer's state for those alone\n",
+               tp / 1e6, 100.0 * s->train_frac);
+    else /* LoRA, frozen layers */
+        printf("trained: %s%.2f M parameters, %.2f %% of the model's (%s): gradients and the "
+               "optimizer's state for those alone\n",
+               assumed ? "assumed " : "", tp / 1e6, 100.0 * s->train_frac,
+               assumed ? "LoRA on, no gradient measured: its adapters, usually fewer; the rest "
+                         "frozen"
+                       : "the rest frozen: adapters such as LoRA trained alone, or frozen layers");
+}

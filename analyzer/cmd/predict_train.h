@@ -51,4 +51,12 @@ const char *predict_train_text(const predict_train *t, const gpt_shape *s, int t
  * options was given (absent otherwise: AdamW and every parameter, as without them before) */
 void predict_train_json(cJSON *root, const predict_train *t, const gpt_shape *s);
 
+/* the trained share's kind, as predict_train_share says it: the gradients' (the rest frozen: LoRA,
+ * frozen layers); assumed (LoRA on, no gradient measured); the gradients' where the rest had none
+ * but is not known to be frozen (an expert no token was routed to: recognize.h's rest_untold) */
+enum { PREDICT_FRAC_FROZEN, PREDICT_FRAC_ASSUMED, PREDICT_FRAC_UNTOLD };
+/* predict_train_share: the line under the model's for a run that trained a share of its weights
+ * (s->train_frac under 0.99; nothing otherwise): tp of them, said as frac_how has it */
+void predict_train_share(const gpt_shape *s, double tp, int frac_how);
+
 #endif

@@ -200,6 +200,8 @@ static void add_recognized_json(cJSON *root, const model_result *m)
         cJSON_AddNullToObject(o, "trainable_params");
     if (r->trainable && r->trainable_lower) /* (present only then: a lower bound) */
         cJSON_AddTrueToObject(o, "trainable_params_at_least");
+    if (r->trainable && r->rest_untold) /* (present only then: frozen or not reached, untold) */
+        cJSON_AddTrueToObject(o, "trainable_params_rest_untold");
     if (m->weights_untyped) /* (present only then: weights with no element size known) */
         cJSON_AddNumberToObject(o, "untyped_weight_bytes", (double)m->weights_untyped);
     for (int i = 0; i < FEATURE_COUNT; i++) {

@@ -8,6 +8,7 @@
 
 #include "model.h"
 #include "model_first_forward.h"
+#include "model_trace.h"
 
 #define mibf(b) ((double)(b) / 1048576.0)
 
@@ -254,23 +255,6 @@ static const char *act_refined(const gpt_shape *s, char *buf, size_t n)
     return buf;
 }
 
-/* fp32_weights: what fp32 weights are in this run: master weights only where autocast computes
- * in 16 bits from them and they are all trained (not for fp32 compute, where nothing copies
- * them; nor a LoRA base or a frozen teacher, which no optimizer updates). Trained or not is the
- * run's share of trained elements (formula_train_frac), not the formula's count against the
- * trace's: a ViT's patch and position embeddings are in the trace's P and not in the formula's
- * blocks, and every weight of it trained had read "not all trained". */
-static const char *fp32_weights(const model_result *m, const gpt_shape *s)
-{
-    if (!config_known(&m->cfg, CFG_dtype))
-        return "fp32 weights";
-    if (s->dtype_bytes >= 4)
-        return "fp32 weights, fp32 compute: no mixed precision";
-    if (m->frozen_params || formula_train_frac(s) < 0.99)
-        return "fp32 weights, not all trained; autocast computes in 16 bits";
-    return "fp32 master weights; autocast computes in 16 bits";
-}
-
 /* explain_doc: one category against the basic formula */
 static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me, char *rd, size_t n)
 {
@@ -308,12 +292,12 @@ static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me,
                      "%.2f M elements in the trace's weight tensors (parameters, and any "
                      "buffers) at 4 B each (%s), the basic formula assumes 16-bit weights "
                      "(2 B/param)",
-                     (double)P / 1e6, fp32_weights(m, s));
+                     (double)P / 1e6, model_fp32_weights(m, s));
         else if (fabs((double)me - 4.0 * P) < 0.15 * 4.0 * P)
             snprintf(rd, n,
                      "parameters at 4 B/param (%s), the basic formula assumes 16-bit weights "
                      "(2 B/param)",
-                     fp32_weights(m, s));
+                     model_fp32_weights(m, s));
         else
             snprintf(rd, n, "%.2f B/param measured, the basic formula assumes 2 (16-bit)",
                      (double)me / P);

@@ -44,6 +44,10 @@ void model_trace_dtype(nano_config *c, const run_facts *f, uint64_t untyped);
  * weights alone (which say nothing of weights that take no gradient); else NULL
  * (model_weights.c) */
 const char *model_fp32_compute(const run_facts *f, int *by_weights);
+/* model_fp32_weights: what m's fp32 weights are, in the formula's reasons' words (model_weights.c):
+ * master weights of an autocast run that trains them all, or "not all trained" / "not all with a
+ * gradient" (recognize.h's rest_untold), or fp32 compute */
+const char *model_fp32_weights(const model_result *m, const gpt_shape *s);
 /* model_weights_untyped: of the weights made before training (their largest bytes over the run),
  * those that take no gradient (not the trained ones, by their gradients' size; not an EMA's copy
  * of them, nor copies the program keeps), where nothing in the trace gives the element size of

@@ -1,6 +1,7 @@
 /* model_weights.c — what element size the trace gives the weights (model_trace.h): fp32 compute
- * where the forward's outputs or whole steps of trained weights with no copy say it, and the
- * weights that take no gradient whose element size nothing in the trace gives. */
+ * where the forward's outputs or whole steps of trained weights with no copy say it, the weights
+ * that take no gradient whose element size nothing in the trace gives, and what fp32 weights are
+ * in the formula's reasons. */
 #include "model_trace.h"
 
 #include <stdio.h>
@@ -106,4 +107,25 @@ int model_untyped_words(const model_result *m, uint64_t me, char *out, size_t n)
              (double)m->rec.trainable / 1e6, e, e == 2 ? "16-bit" : "fp32", ema,
              (double)(me - tb) / 1073741824.0, ema[0] ? "" : ", or a copy the program keeps");
     return 1;
+}
+
+/* model_fp32_weights (model_trace.h): what fp32 weights are in this run: master weights only
+ * where autocast computes in 16 bits from them and they are all trained (not for fp32 compute,
+ * where nothing copies them; nor a LoRA base or a frozen teacher, which no optimizer updates).
+ * Trained or not is the run's share of trained elements (formula_train_frac), not the formula's
+ * count against the trace's: a ViT's patch and position embeddings are in the trace's P and not
+ * in the formula's blocks, and every weight of it trained had read "not all trained"; nor where
+ * the weights without a gradient may be ones a step did not reach (recognize.h's rest_untold:
+ * an MoE's expert no token was routed to, "with a gradient" then). */
+const char *model_fp32_weights(const model_result *m, const gpt_shape *s)
+{
+    if (!config_known(&m->cfg, CFG_dtype))
+        return "fp32 weights";
+    if (s->dtype_bytes >= 4)
+        return "fp32 weights, fp32 compute: no mixed precision";
+    if (!m->frozen_params && m->rec.rest_untold && formula_train_frac(s) < 0.99)
+        return "fp32 weights, not all with a gradient; autocast computes in 16 bits";
+    if (m->frozen_params || formula_train_frac(s) < 0.99)
+        return "fp32 weights, not all trained; autocast computes in 16 bits";
+    return "fp32 master weights; autocast computes in 16 bits";
 }

@@ -238,6 +238,9 @@ typedef struct run_recognition {
                             * one's had not been used when the first forward died (a teacher run
                             * after the student): whether they train is not told, and the kept
                             * copies may be a share of the trained model's weights (trainable.c) */
+    int rest_untold;       /* 1: trainable is the gradients' elements at their most, fewer than
+                            * the weights': the others had none then, frozen or not reached by a
+                            * step (an expert no token was routed to): not told apart */
     int trainable_by_kept; /* 1: trainable is the few weights whose 16-bit copies autocast kept
                             * before any backward (trainable.c: adapters' share) */
     recog_feature feat[FEATURE_COUNT]; /* by feature_id */
