@@ -453,6 +453,7 @@ static int report_fill(report_ctx *c)
     ri.attention = (r->has_cat_peaks && r->cat_peak[CAT_ATTENTION]) ||
                    tables_code_find(r->t, "torch/nn/modules/activation.py",
                                     "MultiheadAttention.forward", NULL, NULL, 0);
+    state_layout_read(r, ri.param_elem, &ri.layout); /* (8-bit pairs, or one state: optim) */
     weights_copy wc; /* (where no gradient says which weights train, a copy among them says) */
     if (weights_copy_at(r->has_oom          ? &r->at_oom
                         : f->has_at_tensors ? &r->at_tensors

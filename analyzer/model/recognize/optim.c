@@ -98,33 +98,6 @@ static const struct {
 #undef VT_OPTIM_FILE_ROW
 };
 
-/* by_state: the kind a measured state of bpp bytes per trainable parameter is (kernels: the
- * model's weights are convolutions'). */
-static optim_kind by_state(double bpp, optim_kind named, int kernels)
-{
-    /* factored second moments of a d×d weight are 2d floats: 8/d B per parameter (0.01 at
-     * d = 768), so Adafactor's state on the stacks is factored however small it is; of a
-     * convolution's kernels up to 2 floats per weight (optim_factored_kernels: ResNet-50's 4.99 B
-     * per parameter had been "a state of its own size") */
-    if (named == OPT_FACTORED && bpp > 0 && (bpp < 1.0 || (kernels && bpp <= 8.0)))
-        return OPT_FACTORED;
-    if (bpp < 0.05)
-        return OPT_NONE;
-    if (bpp >= 7.0 && bpp <= 9.0)
-        return OPT_ADAM;
-    /* one state's 4 B: SGD's momentum where SGD's code ran, else one of no known name (a
-     * program's own Lion had been "SGD with momentum") */
-    if (bpp >= 3.5 && bpp <= 4.5)
-        return named == OPT_ONE_STATE || named == OPT_UNKNOWN ? OPT_ONE_STATE
-               : named == OPT_MOMENTUM                        ? OPT_MOMENTUM
-                                                              : OPT_OTHER;
-    if (bpp >= 1.5 && bpp <= 2.6 && named == OPT_EIGHT_BIT)
-        return OPT_EIGHT_BIT;
-    if (bpp < 1.0 && (named == OPT_FACTORED || named == OPT_UNKNOWN))
-        return OPT_FACTORED;
-    return OPT_OTHER;
-}
-
 /* unmeasured: why r's optimizer state was not measured */
 static const char *unmeasured(const run_recognition *r)
 {
@@ -195,9 +168,10 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
         return;
     if (in->has_cat_peaks && (in->iterations > 0 || out->optim_ctor) && out->trainable > 0) {
         out->optim_bpp = (double)in->optim_peak / (double)out->trainable;
-        out->optim = in->passes_shared /* (over one pass's count: 9.96 B of AdamW's 8) */
-                         ? (named == OPT_OTHER ? OPT_UNKNOWN : named)
-                         : by_state(out->optim_bpp * 4.0 / e, named, kernel_family(out->family));
+        out->optim =
+            in->passes_shared /* (over one pass's count: 9.96 B of AdamW's 8) */
+                ? (named == OPT_OTHER ? OPT_UNKNOWN : named)
+                : optim_by_state(out->optim_bpp * 4.0 / e, named, kernel_family(out->family));
         /* (the own optimizer class's weight copies: SAM's old_p beside SGD's momentum) */
         out->optim_own = in->optim_own < in->optim_peak ? in->optim_own : 0;
         if (out->optim_own && out->optim != OPT_NONE)
@@ -211,7 +185,8 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
                  !out->optim_class[0] ? ""
                  : named == OPT_OTHER ? " on the Python stacks: their states together)"
                                       : " on the Python stacks)");
-        optim_ctor_said(in, out); /* (made at its construction, before any step) */
+        optim_ctor_said(in, out);      /* (made at its construction, before any step) */
+        optim_layout_said(in, out, e); /* (optim_state.c: 8-bit pairs, or 2 B not told) */
         if (named == OPT_MOMENTUM && out->optim == OPT_NONE)
             snprintf(out->optim_class, sizeof out->optim_class, "SGD without momentum");
         /* no state measured where no Python frame was recorded: the step's allocations are not

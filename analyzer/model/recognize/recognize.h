@@ -10,6 +10,7 @@
 
 #include "config.h"
 #include "infer.h"
+#include "state_layout.h"
 #include "tables.h"
 
 /* the evidence of nanoGPT's model class, said where it is nanoGPT's (its model.py, its
@@ -49,8 +50,11 @@ typedef enum model_family {
       "one state per trainable parameter in the parameters' 16 bits (2 B)")                        \
     X(FACTORED, "factored", "factored second moments (Adafactor): under 1 B per parameter",        \
       "factored second moments (Adafactor): under 1 B per parameter")                              \
-    X(EIGHT_BIT, "8bit", "8-bit states (bitsandbytes): about 2 B per trainable parameter",         \
-      "8-bit states (bitsandbytes): about 2 B per trainable parameter")                            \
+    X(EIGHT_BIT, "8bit",                                                                           \
+      "two 8-bit states with per-block scales (an 8-bit Adam, as bitsandbytes'): about 2 B per "   \
+      "trainable parameter",                                                                       \
+      "two 8-bit states with per-block scales (an 8-bit Adam, as bitsandbytes'): about 2 B per "   \
+      "trainable parameter")                                                                       \
     X(SGD, "sgd",                                                                                  \
       "SGD, its state not measured: none, or a momentum buffer of 4 B per trainable parameter",    \
       "SGD, its state not measured: none, or a momentum buffer of 2 B per trainable parameter")    \
@@ -130,6 +134,8 @@ typedef struct recognize_input {
     int grad_scaler;      /* 1: an enabled GradScaler allocated (it may skip steps) */
     int state_cut; /* 1: the run ran out of memory in its first optimizer step, while the state
                     * was being made: optim_peak is part of it */
+    state_layout layout;      /* how the optimizer's state lies beside the weights (state_layout.h):
+                               * 8-bit pairs with scales, or a tensor of each weight's size */
     uint64_t adapter_bytes;   /* parameters made under peft's code (LoRA adapters), 0: none seen */
     uint64_t kv_cache_bytes;  /* tensors of transformers' KV cache (cache_utils.py) live at the
                                * moment the report explains (kv_cache_at), 0: none */
@@ -322,6 +328,15 @@ int optim_own_at(const char *s, size_t len, size_t i, char names[][48], int k, s
  * so (and at most that per parameter where the backward was cut short); with no gradient to
  * count the trainable parameters, optim_unmeasured says why; else nothing. */
 void optim_ctor_said(const recognize_input *in, run_recognition *r);
+/* optim_by_state (optim_state.c): the kind a measured state of bpp bytes per trainable
+ * parameter, scaled to fp32 parameters (×4 / their bytes), is; named: the kind the stacks name;
+ * kernels: the model's weights are convolutions' */
+optim_kind optim_by_state(double bpp, optim_kind named, int kernels);
+/* optim_layout_said (optim_state.c): where the measured state is about 2 B per parameter, its
+ * tensors' layout (in->layout): two 8-bit states with per-block scales make r's kind 8-bit; one
+ * state in 16-bit parameters' dtype that the tensors do not show is not said (neither reading
+ * picked: OPT_OTHER); each said in r->optim_where. e: the trained elements' bytes */
+void optim_layout_said(const recognize_input *in, run_recognition *out, unsigned e);
 /* optim_own_wraps: a state measured under a library optimizer's code (r->optim_class) that a
  * class of the script's own constructs and drives (SAM over SGD): said in r->optim_where, with
  * what its class keeps beside the step not counted there */
