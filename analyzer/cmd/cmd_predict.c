@@ -200,7 +200,9 @@ verdict:
                ADVICE_HEADROOM_PCT, ts[0] ? "; " : "", ts, run->lower_bounds ? "at most " : "",
                (unsigned long long)lb, hi ? " to " : "", (unsigned long long)hi, /* (0: nothing) */
                run->lower_bounds ? " (the what-ifs are lower bounds)" : "");
-        advice_batch_flags(c, &base, lb, s->A, run->targs[0] ? run->targs : NULL, flags,
+        /* (at the program's own accumulation where the what-if keeps to it: YOLOv5's) */
+        uint64_t la = formula_accum_own(s, s->B) == s->A ? formula_accum_own(s, lb) : 0;
+        advice_batch_flags(c, &base, lb, la ? la : s->A, run->targs[0] ? run->targs : NULL, flags,
                            sizeof flags);
         if (c->program == PROG_NANOGPT)
             printf("  (--batch_size=%llu)\n", (unsigned long long)lb);
@@ -527,6 +529,12 @@ int cmd_predict(int argc, char **argv)
         formula_take_block(&s, ts); /* its block */
         if (!config_known(&c, CFG_gradient_accumulation_steps))
             s.A = ts->A;
+        /* a program that sets its accumulation from its micro-batch (YOLOv5's round(64 / B)):
+         * its own count at the micro-batch given, unless --grad-accum says another */
+        s.nbs = run_shape.nbs = ts->nbs, s.nbs_floor = run_shape.nbs_floor = ts->nbs_floor;
+        if (formula_accum_own(&s, s.B) && !strcmp(c.v[CFG_gradient_accumulation_steps].where,
+                                                  run_cfg.v[CFG_gradient_accumulation_steps].where))
+            s.A = formula_accum_own(&s, s.B);
         run_shape.generic = ts->generic, run_shape.opt_set = ts->opt_set;
         run_shape.opt_bpp = ts->opt_bpp, run_shape.train_frac = ts->train_frac;
         run_shape.none_seen_trained = ts->none_seen_trained;

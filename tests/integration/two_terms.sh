@@ -11,6 +11,13 @@
 # last's backward, freed or kept to the step with an output of their size, or all copied before
 # the first pass) are still A = 2, and so is a committed Hugging Face
 # Trainer trace's (every micro-batch copied before the step's first pass).
+# A program that sets its accumulation from its batch itself (--nbs 64: YOLOv5's max(round(nbs /
+# batch), 1), here with a floor of 2) needs no code change for a smaller --batch: it accumulates
+# its own count at it. The what-ifs had said "--batch 8 (code change besides: gradients
+# accumulated over 8 micro-batches ...; two_terms.py defines no flag for it)", and "micro-batch
+# 16 → 8" at "effective batch 32 instead of 64" (the run's 4 kept, which the program never runs);
+# now each says the program's own count round(64 / B'), which a run at the recommended batch
+# prints, in the report and in predict, and no code change.
 set -u
 . "$ROOT/tests/sim_env.sh"
 for m in terms micro micro_held micro_prefetch; do
@@ -19,6 +26,20 @@ for m in terms micro micro_held micro_prefetch; do
     report_both $m
     "$VT" predict --from $m.json >$m.predict 2>&1 || fail "$m: predict --from failed"
 done
+# the nominal batch: a run that completed with less than 5 % free (a what-if recommended), and one
+# out of memory in its first forward (no step seen: its accumulation read from the script)
+for m in nt:790MiB:16:1024 no:1GiB:24:4096; do
+    set -- $(echo "$m" | tr : ' ')
+    timeout 120 "$VT" run -q --card "$2" -o "$1.vt" -- python3 "$ROOT/tests/python/two_terms.py" \
+        --mode micro --nbs 64 --batch "$3" --rows "$4" </dev/null >"$1.out" 2>&1
+    [ -f "$1.vt" ] || fail "$1: run failed: $(tail -n 3 "$1.out")"
+    report_both "$1"
+    "$VT" predict --from "$1.json" >"$1.predict" 2>&1 || fail "$1: predict --from failed"
+done
+rb=$(python3 -c 'import json; print(next(i["batch_size"] for i in json.load(open("nt.json"))["advice"] if i["recommended"]))') ||
+    fail "nt: no option recommended"
+timeout 120 "$VT" run -q -o nr.vt -- python3 "$ROOT/tests/python/two_terms.py" --mode micro --nbs 64 \
+    --batch "$rb" --rows 1024 </dev/null >nr.out 2>&1 || fail "the run at --batch $rb failed: $(tail -n 3 nr.out)"
 # a GAN's steps (the critic's of 2 passes, the generator's of 1): `fit` says the steps it saw and
 # that no one count of passes came before each (it had said "no trial's trace showed an optimizer
 # step" of trials whose traces each showed 6)
@@ -74,6 +95,40 @@ if len(own) < 2:
     bad.append("fit nbs: the trials' own counts %s (the case needs two)" % own)
 elif "%d to %d micro-steps" % (own[0], own[-1]) not in note:
     bad.append("fit nbs: accumulation note %r, the trials accumulated %s" % (note, own))
+# the nominal batch: the accumulation is the program's own at every what-if's batch, and no code
+# change is said; the recommended one's count is what a run at its batch accumulates
+def truth(name):
+    return json.loads(next(l for l in open(name) if l.startswith("VRAMTRACE_TORCH_STATS ")).split(" ", 1)[1])
+def own(b):
+    return max(round(64 / b), 2)
+for m in ("nt", "no"):
+    r, t = json.load(open(m + ".json")), truth(m + ".out")
+    text = open(m + ".txt").read() + open(m + ".predict").read()
+    if "code change" in text:
+        bad.append("%s: says a code change: %s" % (m, [l for l in text.splitlines() if "code change" in l][:2]))
+    a = r["config"]["gradient_accumulation_steps"]["value"]
+    if a != t["gradient_accumulation_steps"]:
+        bad.append("%s: A = %s, the program accumulates %d" % (m, a, t["gradient_accumulation_steps"]))
+    seen = 0
+    for it in r["advice"]:
+        b = it["batch_size"]
+        if b is None or b == t["batch_size"] or it["evaluation_batch"] is not None:
+            continue
+        seen += 1
+        words = "round(64 / %d), 2) = %d micro-batches" % (b, own(b))
+        if it["gradient_accumulation_steps"] != own(b) or words not in it["command_line"]:
+            bad.append("%s: what-if at %d: A %s, %r (the program's own: %d)" % (
+                m, b, it["gradient_accumulation_steps"], it["command_line"], own(b)))
+    if not seen:
+        bad.append("%s: no what-if of a smaller batch (the case needs one)" % m)
+rec = next(i for i in json.load(open("nt.json"))["advice"] if i["recommended"])
+tr = truth("nr.out")
+if rec["gradient_accumulation_steps"] != tr["gradient_accumulation_steps"] or \
+        "round(64 / %d)" % rec["batch_size"] not in open("nt.predict").read():
+    bad.append("nt: recommended %d with A %s (predict: %r); the program at --batch %d accumulates %d" % (
+        rec["batch_size"], rec["gradient_accumulation_steps"],
+        [l for l in open("nt.predict") if l.startswith("recommended")], rec["batch_size"],
+        tr["gradient_accumulation_steps"]))
 print("\n".join(bad))
 raise SystemExit(1 if bad else 0)
 PY

@@ -9,7 +9,9 @@ output of their size; micro_prefetch: also all copied before the first pass). Wi
 iteration is a GAN's: the critic's step of two passes (as terms), then the generator's step of one
 pass through the critic, with an optimizer of its own: optimizer steps of 2 and 1 backward passes,
 no one count before each. With --nbs N (YOLOv5's nominal batch) --mode micro accumulates
-max(round(N / --batch), 1) micro-batches, a count the program sets from its batch. Prints its truth (VRAMTRACE_TORCH_STATS: batch_size, the accumulation
+max(round(N / --batch), 2) micro-batches, a count the program sets from its batch; with --rows R
+each sample is R rows (a detector's positions over its feature map: activations, not weights,
+grow with the batch). Prints its truth (VRAMTRACE_TORCH_STATS: batch_size, the accumulation
 steps, backward passes per step). Used by tests/integration/two_terms.sh."""
 import argparse
 import os
@@ -28,6 +30,7 @@ def main():
     ap.add_argument("--width", type=int, default=1024)
     ap.add_argument("--iters", type=int, default=3)
     ap.add_argument("--nbs", type=int, default=0, help="--mode micro: accumulate round(nbs / batch)")
+    ap.add_argument("--rows", type=int, default=1, help="--mode micro: rows per sample")
     a = ap.parse_args()
     a.micro = 1 if a.mode in ("terms", "gan") else max(round(a.nbs / a.batch), 2) if a.nbs else 2
     truth = {"batch_size": a.batch, "gradient_accumulation_steps": a.micro,
@@ -65,7 +68,7 @@ def main():
                 held = []
                 for k in range(a.micro):
                     phase = "forward"
-                    x = pre[k] if pre else torch.randn(a.batch, a.width).to("cuda")
+                    x = pre[k] if pre else torch.randn(a.batch * a.rows, a.width).to("cuda")
                     if a.mode != "micro":
                         with torch.no_grad():
                             held.append((x, netD[0](x)))

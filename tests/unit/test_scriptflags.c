@@ -439,12 +439,69 @@ static void test_unplaced(void **state)
                         "sets it");
 }
 
+/* a script that sets its accumulation from its batch itself (YOLOv5's train.py): A is its count
+ * at the run's B (Python's round, half to even; its floor), the trace's where it agrees, and
+ * nothing where it does not (scriptnbs.c) */
+static const char yolo[] =
+    "parser.add_argument('--batch-size', type=int, default=16, help='total batch size')\n"
+    "opt = parser.parse_args()\n"
+    "def train(hyp, opt):\n"
+    "    epochs, batch_size = opt.epochs, opt.batch_size\n"
+    "    nbs = 64  # nominal batch size\n"
+    "    accumulate = max(round(nbs / batch_size), 1)  # accumulate loss before optimizing\n"
+    "    warm = max(1, np.interp(ni, xi, [1, nbs / batch_size]).round())\n";
+
+static void nominal_case(const char *const *argv, int argc, long long trace_a, long long want)
+{
+    nano_config c;
+    config_files files;
+    config_recfile rf;
+    config_init(&c);
+    c.program = PROG_ARGPARSE;
+    config_forget_defaults(&c);
+    rf = (config_recfile){"yolov5/train.py", yolo, sizeof yolo - 1, 0, VT_FILE_ARG};
+    files = (config_files){1, &rf, 1};
+    c.files = &files;
+    config_apply_flags(&c, argc - 2, argv + 2);
+    if (trace_a)
+        c.v[CFG_gradient_accumulation_steps].i = trace_a,
+        c.v[CFG_gradient_accumulation_steps].src = CONFIG_SRC_TRACE;
+    config_apply_script(&c, argc, argv);
+    config_script_nominal(&c, argc, argv);
+    const config_value *a = &c.v[CFG_gradient_accumulation_steps];
+    assert_int_equal(c.accum_nbs, want ? 64 : 0);
+    if (!want)
+        return;
+    assert_int_equal(c.accum_nbs_floor, 1);
+    assert_int_equal(a->i, want);
+    assert_int_equal(a->src, trace_a ? CONFIG_SRC_TRACE : CONFIG_SRC_FILE);
+    assert_non_null(strstr(a->where, "train.py:6 sets it from --batch-size itself: max(round(nbs / "
+                                     "batch_size), 1) = "));
+    assert_non_null(strstr(a->where, ", nbs 64"));
+}
+
+static void test_nominal(void **state)
+{
+    (void)state;
+    const char *const b24[] = {"python", "yolov5/train.py", "--batch-size", "24"};
+    const char *const b128[] = {"python", "yolov5/train.py", "--batch-size", "128"};
+    const char *const b40[] = {"python", "yolov5/train.py", "--batch-size=40"};
+    const char *const bare[] = {"python", "yolov5/train.py"};
+    nominal_case(b24, 4, 0, 3);  /* round(2.67) */
+    nominal_case(b128, 4, 0, 1); /* round(0.5) = 0, the floor 1 */
+    nominal_case(b40, 3, 0, 2);  /* round(1.6) */
+    nominal_case(bare, 2, 0, 4); /* its default 16 */
+    nominal_case(b24, 4, 3, 3);  /* the trace agrees */
+    nominal_case(b24, 4, 2, 0);  /* the trace shows another count: not this script's rule */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),          cmocka_unit_test(test_hostile),
         cmocka_unit_test(test_apply),          cmocka_unit_test(test_global),
         cmocka_unit_test(test_global_devices), cmocka_unit_test(test_unplaced),
+        cmocka_unit_test(test_nominal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

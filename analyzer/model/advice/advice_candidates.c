@@ -82,10 +82,14 @@ static int knob_item(advice_item *items, int n, int max, const model_calib *c, c
 static int batch_item(advice_item *items, int n, int max, const model_calib *c,
                       const gpt_shape *cur, uint64_t B, uint64_t A, uint64_t capacity)
 {
+    uint64_t own = formula_accum_own(cur, B); /* (YOLOv5's round(64 / B): not a choice) */
+    for (int i = 0; own && i < n; i++)
+        if (items[i].shape.B == B && items[i].shape.A == own && !items[i].shape.eval_B)
+            return n; /* (the same run: its micro-batch is all that changes) */
     gpt_shape s = *cur;
     s.B = B;
-    s.A = A;
-    char change[128], cmd[160], note[200];
+    s.A = A = own ? own : A;
+    char change[128], cmd[160], note[240];
     snprintf(change, sizeof change, "batch_size=%llu, gradient_accumulation_steps=%llu",
              (unsigned long long)B, (unsigned long long)A);
     snprintf(cmd, sizeof cmd, "--batch_size=%llu --gradient_accumulation_steps=%llu",
@@ -98,8 +102,16 @@ static int batch_item(advice_item *items, int n, int max, const model_calib *c,
     else if (neff == eff)
         snprintf(note, sizeof note,
                  "same effective batch %llu, same final model; %llu micro-steps per optimizer "
-                 "step instead of %llu (smaller kernels: usually slower, not measured here)",
-                 (unsigned long long)eff, (unsigned long long)A, (unsigned long long)cur->A);
+                 "step instead of %llu%s (smaller kernels: usually slower, not measured here)",
+                 (unsigned long long)eff, (unsigned long long)A, (unsigned long long)cur->A,
+                 own ? ", the count the program sets itself at this micro-batch" : "");
+    else if (own) /* (its own count: an effective batch near its nominal one, not the run's) */
+        snprintf(note, sizeof note,
+                 "effective batch %llu instead of %llu: the program accumulates %llu micro-steps "
+                 "itself at this micro-batch (round(%llu / %llu)); the learning rate may need "
+                 "retuning (not measured here)",
+                 (unsigned long long)neff, (unsigned long long)eff, (unsigned long long)A,
+                 (unsigned long long)cur->nbs, (unsigned long long)B);
     else
         snprintf(note, sizeof note,
                  "effective batch %llu instead of %llu: noisier gradients (the learning rate may "
@@ -170,9 +182,10 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
          * of B*A is bounded by it (at most 2^20 steps), not by B */
         uint64_t top = advice_largest_batch(c, cur, capacity, ADVICE_HEADROOM);
         for (uint64_t b = top < cur->B - 1 ? top : cur->B - 1; b >= 1; b--) {
-            if (eff % b)
+            uint64_t own = formula_accum_own(cur, b); /* (the program's count at b) */
+            if (own ? own * b != eff : eff % b != 0)
                 continue;
-            uint64_t a = cur->accum_unknown ? cur->A * (eff / b) : eff / b;
+            uint64_t a = own ? own : cur->accum_unknown ? cur->A * (eff / b) : eff / b;
             gpt_shape s = *cur;
             s.B = b;
             s.A = a;

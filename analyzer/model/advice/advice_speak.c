@@ -201,6 +201,27 @@ static int accum_code_change(const nano_config *cfg, const gpt_shape *s, const g
     return w > 0 && (size_t)w < len; /* (cut short: not said) */
 }
 
+/* own_accum: micro-batch b of a program that sets its accumulation from its micro-batch itself
+ * (formula_accum_own: YOLOv5's max(round(64 / B), 1)): its flag and the words that say the
+ * program makes that count itself, into out; 0 where that cannot be said (no such program, no
+ * flag). It had been told a code change its script defines no flag for, the run's count kept. */
+static int own_accum(const nano_config *cfg, const gpt_shape *cur, uint64_t b, char *out,
+                     size_t len)
+{
+    uint64_t a = formula_accum_own(cur, b);
+    char f[96];
+    if (!a || !advice_flag_of(cfg, CFG_batch_size, b, f, sizeof f))
+        return 0;
+    int w = snprintf(out, len,
+                     "%s (%.40s sets its accumulation from the batch itself: max(round(%llu / "
+                     "%llu), %llu) = %llu micro-batches per optimizer step, nothing else to "
+                     "change)",
+                     f, cfg->script_read[0] ? cfg->script_read : "the program",
+                     (unsigned long long)cur->nbs, (unsigned long long)b,
+                     (unsigned long long)cur->nbs_floor, (unsigned long long)a);
+    return w > 0 && (size_t)w < len;
+}
+
 /* batch_statistics: a smaller micro-batch changes BatchNorm's statistics: "same final model"
  * is not true of such a network; said instead. Of a model with no language model's loss (lm:
  * rec.lm_head != 1) the loss may not score each sample alone either (samples_alone): said
@@ -377,8 +398,11 @@ static void advice_speak_program(advice_item *items, int n, const nano_config *c
                 keys[nk] = CFG_batch_size, vals[nk++] = s->B;
             if (s->A != cur->A)
                 keys[nk] = CFG_gradient_accumulation_steps, vals[nk++] = s->A;
-            ok = advice_flags(cfg, nk, keys, vals, a, sizeof a) ||
-                 accum_code_change(cfg, s, cur, targs, a, sizeof a);
+            if (s->B != cur->B && s->A == formula_accum_own(cur, s->B))
+                ok = own_accum(cfg, cur, s->B, a, sizeof a); /* (its own count at s->B) */
+            else
+                ok = advice_flags(cfg, nk, keys, vals, a, sizeof a) ||
+                     accum_code_change(cfg, s, cur, targs, a, sizeof a);
         } else if (s->T != cur->T) {
             snprintf(it->change, sizeof it->change, "%s %llu \u2192 %llu",
                      rec && rec->family == FAM_ENCODER ? "sequence length" : "context length",
@@ -422,8 +446,14 @@ int advice_keep_effective(const gpt_shape *s, uint64_t lb, uint64_t *b, uint64_t
         return 0;
     if (s->accum_unknown) /* A is not known: B' divides B, A' = A * B / B' whatever A is */
         eff = s->B;
-    for (uint64_t k = lb < eff ? lb : eff; k >= 1; k--)
-        if (eff % k == 0) {
+    int follows = formula_accum_own(s, s->B) == s->A; /* (not another A given to predict) */
+    for (uint64_t k = lb < eff ? lb : eff, own; k >= 1; k--)
+        if (follows && (own = formula_accum_own(s, k)) != 0) { /* (the program's count at k) */
+            if (own * k == eff) {
+                *b = k, *a = own;
+                return 1;
+            }
+        } else if (eff % k == 0) {
             *b = k;
             *a = s->accum_unknown ? s->A * (eff / k) : eff / k;
             return 1;
@@ -447,6 +477,8 @@ void advice_batch_flags(const nano_config *c, const gpt_shape *s, uint64_t b, ui
     uint64_t vals[2] = {b, a};
     /* the accumulation only where it changes (and is known): else the micro-batch alone */
     int two = !s->accum_unknown && a != s->A;
+    if ((b != s->B || a != s->A) && a == formula_accum_own(s, b) && own_accum(c, s, b, out, len))
+        return; /* (a count the program sets itself at b: its batch flag alone) */
     gpt_shape to = *s;
     to.B = b, to.A = a;
     /* an argparse script with no flag for it: its micro-batch flag and the code change, as the

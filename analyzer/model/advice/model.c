@@ -269,8 +269,7 @@ int model_build_head(model_result *m, const run_facts *f, const model_opts *o, c
                  "nanoGPT's train.py trains with AdamW (configure_optimizers)");
     }
     if (!nanogpt) {
-        if (m->cfg.program == PROG_NANOGPT)
-            m->cfg.program = PROG_UNKNOWN;
+        m->cfg.program = m->cfg.program == PROG_NANOGPT ? PROG_UNKNOWN : m->cfg.program;
         config_forget_defaults(&m->cfg);
     } else if (f->argv) { /* a traced run: its own script's defaults, not upstream's */
         config_nanogpt_script(&m->cfg, f->argc, f->argv);
@@ -286,6 +285,7 @@ int model_build_head(model_result *m, const run_facts *f, const model_opts *o, c
     model_complete_tokens(&m->cfg, f, eval_b, eval_flag);
     model_batch_seen(&m->cfg, f);
     config_apply_script(&m->cfg, f->argc, f->argv);
+    config_script_nominal(&m->cfg, f->argc, f->argv); /* (YOLOv5's round(64 / B)) */
     model_seq_short(&m->cfg, f); /* (after the flags: a longest T its batches never reached) */
     model_width_vocab(m, f);
     model_cache_passes(&m->cfg, f); /* (a representation cache's: no B, no A) */

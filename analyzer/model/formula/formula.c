@@ -30,6 +30,16 @@ void formula_shape_from_config(const nano_config *c, gpt_shape *s)
     s->bias = (int)c->v[CFG_bias].i;
     s->dtype_bytes = config_dtype_bytes(c);
     s->compile = (int)c->v[CFG_compile].i;
+    if (c->accum_nbs > 0) /* (the program's own count at each micro-batch) */
+        s->nbs = (uint64_t)c->accum_nbs, s->nbs_floor = (uint64_t)c->accum_nbs_floor;
+}
+
+uint64_t formula_accum_own(const gpt_shape *s, uint64_t b)
+{
+    if (!s->nbs || !b || s->accum_unknown || s->no_training)
+        return 0;
+    uint64_t q = s->nbs / b, r = s->nbs % b, a = q + (2 * r > b || (2 * r == b && (q & 1)));
+    return a > s->nbs_floor ? a : s->nbs_floor;
 }
 
 double formula_opt_bpp(const gpt_shape *s)

@@ -71,6 +71,10 @@ typedef struct gpt_shape {
      * where the run peaked in such a pass: model_calib.eval_batch), which advice_predict_eval
      * predicts (advice_predict does not read it) */
     uint64_t eval_B;
+    /* nbs > 0: the program sets A from its micro-batch itself, max(round(nbs / B), nbs_floor)
+     * (YOLOv5's nominal batch 64: config_script_nominal): a what-if's B runs with that count
+     * (formula_accum_own), no code change; 0: not so */
+    uint64_t nbs, nbs_floor;
 } gpt_shape;
 
 /* The documents' formula (formula.md §2), with its worked-example quantities. */
@@ -99,6 +103,10 @@ enum { FORMULA_DOC_MULT_BASIC = 24, FORMULA_DOC_MULT_EMPIRICAL = 160 };
  * dtype, 8 B); formula_train_frac: its trainable share (1 when not set; 0 when
  * none_seen_trained; LoRA: the adapters' share of the model's weights and theirs). */
 double formula_opt_bpp(const gpt_shape *s);
+/* formula_accum_own: the accumulation the program itself runs at micro-batch b where it sets it
+ * from its micro-batch (s->nbs: max(round(nbs / b), nbs_floor), Python's round, half to even);
+ * 0 where it does not, where A is not known, or where no step is taken */
+uint64_t formula_accum_own(const gpt_shape *s, uint64_t b);
 /* formula_trained: the trainable parameters' elements (the model's times its trainable share;
  * LoRA: the adapters, formula_lora_params); formula_trained_bytes: their bytes per element (the
  * parameters', formula_param_bytes; LoRA's adapters: 4, fp32 as peft keeps them) */

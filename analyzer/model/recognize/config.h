@@ -149,6 +149,10 @@ typedef struct nano_config {
      * --max-physical-batch-size: config_script_physical), A = batch_global_v / B: no flag of A,
      * a change of it spelled through batch_global */
     int batch_split;
+    /* accum_nbs > 0: the recorded script sets its accumulation from its micro-batch itself, A =
+     * max(round(accum_nbs / B), accum_nbs_floor) (YOLOv5's nominal batch, 64, and 1:
+     * config_script_nominal): any B is run with the program's own count at it; 0: not so */
+    long long accum_nbs, accum_nbs_floor;
     /* batch_split with A known, in a trace that counted one optimizer step per backward pass (a
      * gradient free after each: the DP optimizer's zero_grad of each physical batch, its skipped
      * steps): the optimizer steps are those over A, split_steps (model_split_steps); 0: not so */

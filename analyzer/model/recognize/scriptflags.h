@@ -84,6 +84,15 @@ void config_script_physical(nano_config *c, int argc, const char *const *argv,
 void config_script_batches(nano_config *c, int argc, const char *const *argv,
                            const infer_result *ir);
 
+/* config_script_nominal: a recorded script that computes its accumulation from its batch flag,
+ * max(round(N / B), K) (YOLOv5's accumulate = max(round(nbs / batch_size), 1), nbs = 64; N a
+ * literal, a name assigned one, or a flag; B the batch flag read as x.dest or a name of its
+ * own): c->accum_nbs N, accum_nbs_floor K, and A that count at the run's B where the trace did
+ * not give it (source FILE), its where said where it did and agrees; nothing where the trace's A
+ * is another, a flag gives A, or the batch flag carries B·A (batch_global). After the script's
+ * flags (config_apply_script). scriptnbs.c. */
+void config_script_nominal(nano_config *c, int argc, const char *const *argv);
+
 /* scriptflags_words_key: the key a flag's name (config_flag_name's: "encoder_layers") says in
  * words of its own, where no spelling places it: layers (--encoder-layers, --depth), width
  * (--encoder-embed-dim), heads, accumulation (--accum-freq, --update-freq), a batch or a cap on
