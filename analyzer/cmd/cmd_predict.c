@@ -529,8 +529,7 @@ int cmd_predict(int argc, char **argv)
         formula_take_block(&s, ts); /* its block */
         if (!config_known(&c, CFG_gradient_accumulation_steps))
             s.A = ts->A;
-        /* a program that sets its accumulation from its micro-batch (YOLOv5's round(64 / B)):
-         * its own count at the micro-batch given, unless --grad-accum says another */
+        /* a program's own accumulation from its micro-batch (YOLOv5's), unless --grad-accum's */
         s.nbs = run_shape.nbs = ts->nbs, s.nbs_floor = run_shape.nbs_floor = ts->nbs_floor;
         if (formula_accum_own(&s, s.B) && !strcmp(c.v[CFG_gradient_accumulation_steps].where,
                                                   run_cfg.v[CFG_gradient_accumulation_steps].where))
