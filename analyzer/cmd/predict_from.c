@@ -10,6 +10,7 @@
 
 #include "advice_speak.h"
 #include "calib_json.h"
+#include "cards.h"
 #include "escape.h"
 #include "notes.h"
 #include "predict_from.h"
@@ -100,6 +101,8 @@ static int load_trace(const char *path, FILE *fp, const char *magic, nano_config
     run->rest_untold = m->rec.rest_untold;
     run->params = m->params_trace;
     run->untyped = m->weights_untyped;
+    const infer_value *cv = &rep.inferred.v[INFER_cast16_bytes];
+    run->cast16 = rep.facts.inferred && cv->known && cv->value > 0 ? (uint64_t)cv->value : 0;
     run->dtype_unknown = !config_known(&m->cfg, CFG_dtype);
     run->retried = !rep.facts.has_oom && rep.facts.oom_recovered;
     run->caught = m->lower_bounds && rep.facts.caught_peak && !rep.facts.has_oom;
@@ -347,6 +350,11 @@ static int load_json(const char *path, const cJSON *root, nano_config *c, predic
     run->untyped = cJSON_IsNumber(ut) && ut->valuedouble > 0 && ut->valuedouble < 1e18
                        ? (uint64_t)ut->valuedouble
                        : 0;
+    const cJSON *c16 = cJSON_GetObjectItem(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(root, "inferred"), "cast16_bytes"), "value");
+    run->cast16 = cJSON_IsNumber(c16) && c16->valuedouble > 0 && c16->valuedouble < 1e18
+                      ? (uint64_t)c16->valuedouble
+                      : 0;
     const cJSON *ds = cJSON_GetObjectItem(
         cJSON_GetObjectItem(cJSON_GetObjectItem(root, "config"), "dtype"), "source");
     run->dtype_unknown = cJSON_IsString(ds) && !strcmp(ds->valuestring, "unknown");
@@ -498,4 +506,31 @@ int predict_from_fixed(const predict_run *run, const nano_config *run_cfg, const
         return -1;
     }
     return 0;
+}
+
+void predict_weights_doc(const nano_config *c, const gpt_shape *s, int dtype_unknown,
+                         uint64_t untyped, uint64_t cast16, int ema, char *out, size_t n)
+{
+    /* (it had read "fp32 under AMP, 16-bit in pure 16-bit training" for every run) */
+    const char *doc = formula_param_bytes(s) == 2
+                          ? s->lora_rank || formula_train_frac(s) < 0.99
+                                ? "16-bit (the trained ones may be fp32: LoRA's adapters)"
+                                : "16-bit (pure 16-bit training)"
+                      : s->dtype_bytes >= 4 ? "fp32 (fp32 compute)"
+                      : !config_known(c, CFG_dtype) || dtype_unknown /* (no autocast seen) */
+                          ? "fp32 assumed (the trace does not give their dtype)"
+                          : "fp32 (autocast computes in 16 bits from them)";
+    char ub[32];
+    if (untyped) /* (weights that take no gradient: their dtype is not in the trace) */
+        snprintf(out, n,
+                 "model weights: the trained ones %s, and %s that take no gradient, of a dtype "
+                 "the trace does not give",
+                 formula_param_bytes(s) == 2 ? "16-bit" : "fp32",
+                 card_format_bytes(untyped, ub, sizeof ub));
+    else if (cast16) /* (made on the program's lines that cast to 16 bits: report.h) */
+        snprintf(out, n, "model weights: %s made by casts to 16 bits, the rest %s",
+                 card_format_bytes(cast16, ub, sizeof ub), doc);
+    else /* (an EMA copy kept: the row, calibrated on it, holds both; it had said "model
+          * weights" beside twice their bytes) */
+        snprintf(out, n, "model weights%s, %s", ema ? " and their EMA copy" : "", doc);
 }

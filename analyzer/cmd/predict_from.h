@@ -53,6 +53,8 @@ typedef struct predict_run {
                         * alone); 0: unknown */
     uint64_t untyped;  /* the weights' bytes that take no gradient and whose dtype the trace does
                         * not give (model.h weights_untyped; JSON untyped_weight_bytes); 0: none */
+    uint64_t cast16;   /* ... made on the program's lines that cast to 16 bits (JSON
+                        * inferred.cast16_bytes); 0: none */
     int dtype_unknown; /* 1: what the run computes in is not known (its config's dtype; JSON
                         * config.dtype.source "unknown"): no weights' row says autocast */
 } predict_run;
@@ -78,5 +80,11 @@ int predict_run_as_ran(const predict_run *run, const gpt_shape *s, const gpt_sha
  * only. -1 with err naming the option, else 0. */
 int predict_from_fixed(const predict_run *run, const nano_config *run_cfg, const nano_config *c,
                        int ckpt, int unfused, char *err, size_t errlen);
+
+/* predict_weights_doc: the weights' row in the run's precision (dtype_unknown: the trace does
+ * not give it; untyped: bytes of weights that take no gradient, whose dtype it does not give;
+ * cast16: bytes of those the program's lines cast to 16 bits; ema: an EMA copy beside them) */
+void predict_weights_doc(const nano_config *c, const gpt_shape *s, int dtype_unknown,
+                         uint64_t untyped, uint64_t cast16, int ema, char *out, size_t n);
 
 #endif

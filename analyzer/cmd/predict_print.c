@@ -52,30 +52,6 @@ static void anchor_row(int64_t v, const char *why)
     printf("  %-18s %12s  (%s)\n", "anchored to run", sb, why);
 }
 
-void predict_weights_doc(const nano_config *c, const gpt_shape *s, int dtype_unknown,
-                         uint64_t untyped, int ema, char *out, size_t n)
-{
-    /* (it had read "fp32 under AMP, 16-bit in pure 16-bit training" for every run) */
-    const char *doc = formula_param_bytes(s) == 2
-                          ? s->lora_rank || formula_train_frac(s) < 0.99
-                                ? "16-bit (the trained ones may be fp32: LoRA's adapters)"
-                                : "16-bit (pure 16-bit training)"
-                      : s->dtype_bytes >= 4 ? "fp32 (fp32 compute)"
-                      : !config_known(c, CFG_dtype) || dtype_unknown /* (no autocast seen) */
-                          ? "fp32 assumed (the trace does not give their dtype)"
-                          : "fp32 (autocast computes in 16 bits from them)";
-    char ub[32];
-    if (untyped) /* (weights that take no gradient: their dtype is not in the trace) */
-        snprintf(out, n,
-                 "model weights: the trained ones %s, and %s that take no gradient, of a dtype "
-                 "the trace does not give",
-                 formula_param_bytes(s) == 2 ? "16-bit" : "fp32",
-                 card_format_bytes(untyped, ub, sizeof ub));
-    else /* (an EMA copy kept: the row, calibrated on it, holds both; it had said "model
-          * weights" beside twice their bytes) */
-        snprintf(out, n, "model weights%s, %s", ema ? " and their EMA copy" : "", doc);
-}
-
 uint64_t predict_print_peak(const prediction *p, const model_calib *cal, const gpt_shape *s,
                             int lower)
 {

@@ -54,11 +54,6 @@ void predict_print_calibration(const char *from, const model_calib *cal, int gen
 void predict_print_breakdown(const prediction *p, const model_calib *cal, int generic, int compile,
                              uint64_t kv, const char *kv_shape, const char *weights_doc);
 
-/* predict_weights_doc: the weights' row in the run's precision (dtype_unknown: the trace does
- * not give it; untyped: bytes of weights that take no gradient, whose dtype it does not give;
- * ema: an EMA copy beside them) into out */
-void predict_weights_doc(const nano_config *c, const gpt_shape *s, int dtype_unknown,
-                         uint64_t untyped, int ema, char *out, size_t n);
 /* predict_print_peak: the "peak:" line of p (lower: the what-ifs are lower bounds, "at least");
  * a run out of memory whose own cache share is below the floor's gets the range between them
  * (advice_own_cache). Returns the range's low end, 0 when none. */

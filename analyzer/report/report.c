@@ -313,6 +313,7 @@ static int report_fill(report_ctx *c)
      * stacks, Python frames alone, native ones cut short) and Python frames told the first
      * forward from the init before it (the copies made in it are no forward's otherwise) */
     f->casts_visible = r->op_frames && !tables_no_python(r->t);
+    report_cast16(c, r, f); /* (first: what the sizes say is read of the others) */
     unsigned trained_elem = report_params16(c, r, f);
     f->backward_passes = (int)r->backward_passes, f->oom_recovered = r->oom_recovered;
     f->cache_passes = (int)r->cache_passes;

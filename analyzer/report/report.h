@@ -148,6 +148,10 @@ void report_tokens_joined(const replay_result *r, const infer_result *ir, run_fa
  * says they are 16-bit (c->inferred redone; report_params16.c): the bytes per element of what
  * trains (2 or 4), 0 where nothing changed. */
 unsigned report_params16(report_ctx *c, replay_result *r, const run_facts *f);
+/* report_cast16: runs[0]'s weights made on lines of its recorded scripts that cast to 16 bits
+ * (evalsrc_cast16; by a variable, where the run computes in 16 bits) counted at 2 B an element,
+ * the others as before (c->inferred redone: infer.h's INFER_cast16_bytes); nothing where none is */
+void report_cast16(report_ctx *c, replay_result *r, const run_facts *f);
 /* report_data: f's data_at_peak / data_at_tensors / data_at_oom and oom_data from r's snapshots
  * (report_data.c: the program's data kept on the device among the inputs) */
 void report_data(replay_result *r, run_facts *f);

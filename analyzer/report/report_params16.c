@@ -3,6 +3,10 @@
  * autocast's copies of the trained weights alone; the trained ones' element size. */
 #include "report.h"
 
+#include <string.h>
+
+#include "evalsrc.h"
+
 /* report_params16 (report.h): a run whose parameters are 16-bit (model.to(torch.bfloat16), a model
  * loaded in bfloat16: pure 16-bit training) made 16-bit logits in its first forward and no 16-bit
  * copy of a weight (autocast makes them of fp32 weights only), eager (a compiled graph's casts are
@@ -94,4 +98,93 @@ unsigned report_params16(report_ctx *c, replay_result *r, const run_facts *f)
     }
     infer_pass_free(p);
     return adapters32 || apart ? 4 : 2;
+}
+
+/* precision16: the run computes in 16 bits, as its command line says (a precision flag's value:
+ * --mixed_precision fp16, --precision bf16-mixed, --fp16; --mixed_precision no says it does
+ * not), else its trace: a GradScaler, or autocast's copies of a weight matrix at least (1 MiB,
+ * as model_fp32_compute reads them; a few bytes are a tensor the program converted itself). What
+ * a script's weight_dtype follows (castsrc.h's var). */
+static int precision16(const replay_result *r, const run_facts *f)
+{
+    static const char *const keys[] = {"mixed_precision", "precision", "amp", "dtype"};
+    for (int i = 1; i < f->argc && f->argv; i++) {
+        const char *a = f->argv[i];
+        if (!a || strncmp(a, "--", 2))
+            continue;
+        size_t n = strcspn(a + 2, "="), k;
+        if (n == 4 && !a[6] && (!strncmp(a + 2, "fp16", 4) || !strncmp(a + 2, "bf16", 4)))
+            return 1;
+        for (k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+            size_t m = strlen(keys[k]), j = 0;
+            while (j < m && j < n && (a[2 + j] == '-' ? '_' : a[2 + j]) == keys[k][j])
+                j++;
+            if (j == m && n == m)
+                break;
+        }
+        const char *v = a[2 + n] == '=' ? a + 3 + n : i + 1 < f->argc ? f->argv[i + 1] : NULL;
+        if (k < sizeof keys / sizeof keys[0] && v)
+            return strstr(v, "16") != NULL;
+    }
+    return f->grad_scaler || (r->has_cat_peaks && r->cat_peak[CAT_AUTOCAST] >= (1u << 20));
+}
+
+struct cast_pick {
+    replay_result *r;
+    int var_ok;
+    char seen[5][96]; /* the lines named (the first five) */
+    int n;
+};
+
+/* cast_pick: stack made its tensor on a line that casts to 16 bits (evalsrc_cast16); the lines
+ * gathered in seen */
+static int cast_pick(void *ctx, uint32_t stack)
+{
+    struct cast_pick *cp = ctx;
+    char at[96];
+    int v = evalsrc_cast16(&cp->r->eval_src, cp->r->t, stack, at, sizeof at);
+    if (!v || (v == 2 && !cp->var_ok))
+        return 0;
+    int k = 0;
+    while (k < cp->n && k < 5 && strcmp(cp->seen[k], at))
+        k++;
+    if (k == cp->n && cp->n++ < 5)
+        memcpy(cp->seen[k], at, sizeof at);
+    return 1;
+}
+
+/* cast_where: the lines gathered, "train.py:384, :386" (a line of the first one's file by its
+ * number alone), "..." after four */
+static void cast_where(const struct cast_pick *cp, char *out, size_t n)
+{
+    size_t f = strcspn(cp->seen[0], ":"), w = 0;
+    out[0] = '\0';
+    for (int k = 0; k < cp->n && k < 5 && w < n; k++) {
+        const char *at = cp->seen[k];
+        int same = k && !strncmp(at, cp->seen[0], f) && at[f] == ':';
+        w += (size_t)snprintf(out + w, n - w, "%s%s", k ? ", " : "",
+                              k == 4 ? "..."
+                              : same ? at + f
+                                     : at);
+    }
+}
+
+void report_cast16(report_ctx *c, replay_result *r, const run_facts *f)
+{
+    if (!f->inferred || !r->inferred_from || !r->tensor_mode || !c->inferred.v[INFER_params].known)
+        return;
+    struct cast_pick cp = {.r = r, .var_ok = precision16(r, f)};
+    char where[160];
+    if (!infer_pass_cast16(r->inferred_from, cast_pick, &cp))
+        return;
+    cast_where(&cp, where, sizeof where);
+    infer_pass_cast16_where(r->inferred_from, where);
+    infer_pass *p = infer_pass_copy(r->inferred_from);
+    infer_result out;
+    if (p && infer_finish(p, &out) == 0 && out.v[INFER_params].known) {
+        out.v[INFER_gradient_accumulation_steps] =
+            c->inferred.v[INFER_gradient_accumulation_steps]; /* (the step's own count) */
+        c->inferred = out;
+    }
+    infer_pass_free(p);
 }

@@ -12,7 +12,8 @@
 # gradient yet) has its trained weights told by the EMA's copy of them (clones of parameters(), in
 # another order than .to() made the model): the trainable count, at least, and the gradients and
 # AdamW state predicted are the program's (all the weights' had been costed, 2.43 GiB of state
-# for 1.14, and the EMA said "off").
+# for 1.14, and the EMA said "off"). The encoder's own line, .to("cuda", dtype=torch.float16),
+# gives its 2-byte elements: counted and said with that line; only the EMA's clones stay in bytes.
 set -u
 . "$ROOT/tests/sim_env.sh"
 P="$ROOT/tests/python/frozen_dtypes.py"
@@ -57,7 +58,9 @@ bad = []
 for r in ("nf4", "enc"):
     facts = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", re.search(r"^FACTS .*$", open(r + ".out").read(), re.M).group(0))}
     j, txt = json.load(open(r + ".json")), open(r + ".txt").read()
-    untyped = facts["frozen_bytes"] + facts["ema_bytes"]  # (all that takes no gradient)
+    # (all that takes no gradient, but the encoder, whose line .to("cuda", dtype=torch.float16)
+    # gives its 2-byte elements: counted, said with that line)
+    untyped = facts["ema_bytes"] + (0 if r == "enc" else facts["frozen_bytes"])
     tp, ut = j["recognized"]["trainable_params"], j["recognized"].get("untyped_weight_bytes")
     if tp != facts["trainable"]:
         bad.append(f"{r}: trainable {tp}, the program's {facts['trainable']}")
@@ -70,6 +73,9 @@ for r in ("nf4", "enc"):
     if not row or "M elements at" in row.group(1) or "take no gradient, whose element size the trace does not give" not in row.group(1) \
             or f"{facts['trainable'] / 1e6:.2f} M trained weights at 4 B" not in row.group(1):
         bad.append(f"{r}: weights' row {row and row.group(1)}")
+    cast = f"{facts['frozen_elems'] / 1e6:.2f} M at 2 B made by casts to 16 bits (frozen_dtypes.py:"
+    if row and (r == "enc") != (cast in row.group(1)):
+        bad.append(f"{r}: weights' row {row.group(1)!r}: the encoder cast to fp16 is {cast!r}")
     tr = re.search(r"^  trainable  .*$", txt, re.M)
     if not tr or "weight elements made before training" in tr.group(0) or "their element count not known" not in tr.group(0):
         bad.append(f"{r}: {tr and tr.group(0)}")

@@ -8,7 +8,7 @@
 # parameter" where the program's is 8, the trainable parameters twice the program's count. The
 # trained weights' dtype is theirs: the trainable count, the state per trainable parameter, the
 # trained weights' bytes and the frozen ones' are the program's; the 4-bit run's dtype row says
-# the 16 bits are the frozen head's.
+# the 16 bits are the frozen head's. The encoder's count is its own (its line casts it to fp16).
 set -u
 . "$ROOT/tests/sim_env.sh"
 P="$ROOT/tests/python/frozen_dtypes.py"
@@ -41,10 +41,11 @@ for r in ("enc", "nf4"):
     row = re.search(r"^    parameters(?: \(vs basic\))?: (.*)$", txt, re.M)
     if not row or f"{facts['trainable'] / 1e6:.2f} M trained weights at {elem} B" not in row.group(1):
         bad.append(f"{r}: weights' row {row and row.group(1)}")
-    # the weights that take no gradient, in bytes: the program's frozen ones (an fp16 encoder's
-    # count at 4 B had been half its own; the adapters at 2 B had left 0.6 MiB more)
+    # the weights that take no gradient: the program's frozen ones (an fp16 encoder's count at 4 B
+    # had been half its own, then said in bytes; its cast line, .to("cuda", dtype=torch.float16),
+    # now gives its 2-byte elements: its count; the adapters at 2 B had left 0.6 MiB more)
     ema = rec["ema"]["where"]
-    said = f"{facts['frozen_bytes'] / 2**30:.2f} GiB in blocks" if r == "enc" else \
+    said = f"{facts['frozen_elems'] / 1e6:.2f} M elements in blocks" if r == "enc" else \
         f"{facts['frozen_bytes'] / 2**20:.1f} MiB of weights take no gradient"
     if said not in ema:
         bad.append(f"{r}: EMA row {ema!r}, the program's frozen bytes {facts['frozen_bytes']}")

@@ -140,7 +140,7 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
         m->opt_bound = 1;
     } else
         most_state(m, s, r->optim_kinds, pb); /* not measured: the script's kinds, or AdamW */
-    uint64_t P = m->params_trace || !r->trainable_lower ? m->params_trace /* (else at pb each) */
+    uint64_t P = m->params_trace || !r->trainable_lower ? model_params_at(m, f, pb) /* (else */
                                                         : f->cat_peak[CAT_PARAMETERS] / pb;
     if (r->trainable && P && r->trainable < P && !r->grads_cut) /* (a cut backward: all trained) */
         s->train_frac = (double)r->trainable / (double)P;

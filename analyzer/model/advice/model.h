@@ -396,7 +396,21 @@ void model_ckpt_block_note(model_result *m);
 /* model_untyped_words: the weights' row (me bytes) where some have no element size the trace
  * gives (m->weights_untyped; model_trace.c): the trained ones counted, the rest in bytes. 0: not
  * such a run. */
-int model_untyped_words(const model_result *m, uint64_t me, char *out, size_t n);
+int model_untyped_words(const model_result *m, const run_facts *f, uint64_t me, char *out,
+                        size_t n);
+/* model_param_dtype_measured: the trace shows the parameters' element size: 16-bit (the inference
+ * says 2 only when told so; its 4 fp32 assumed), or fp32 with autocast's 16-bit copies (of fp32
+ * ones) (model_weights.c) */
+int model_param_dtype_measured(const run_facts *f);
+/* model_params_at: the trace's P (m->params_trace) with the weights the program's lines cast to
+ * 16 bits (INFER_cast16_bytes) counted at pb B each, as a formula of one element size counts the
+ * weights: the share the trained ones take of it is theirs of the weights' bytes (a share of the
+ * right count had costed an fp32 model trained beside an fp16 one fewer gradients) */
+uint64_t model_params_at(const model_result *m, const run_facts *f, int pb);
+/* model_cast16_words: the weights' row (me bytes) where some were made by casts to 16 bits on the
+ * program's lines (infer.h's INFER_cast16_bytes): those at 2 B, the others at theirs. 0: none were.
+ */
+int model_cast16_words(const model_result *m, const run_facts *f, uint64_t me, char *out, size_t n);
 /* model_explain: the one-line reasons where measured and formula differ (m->reason_doc /
  * reason_ref), in the words of what was recognized (model_explain.c). */
 void model_explain(model_result *m, const run_facts *f);

@@ -12,14 +12,6 @@
 
 #define mibf(b) ((double)(b) / 1048576.0)
 
-/* param_dtype_measured: the trace shows the parameters' element size: 16-bit (the inference says
- * 2 only when told so; its 4 fp32 assumed), or fp32 with autocast's 16-bit copies (of fp32 ones) */
-static int param_dtype_measured(const run_facts *f)
-{
-    const infer_value *v = f->inferred ? &f->inferred->v[INFER_param_dtype_bytes] : NULL;
-    return (v && v->known && v->value == 2) || (f->has_cat_peaks && f->cat_peak[CAT_AUTOCAST] > 0);
-}
-
 /* a run whose steps' state was not told apart (model_state_elsewhere) */
 #define STATE_ELSEWHERE                                                                            \
     "not told apart: no Python frames were recorded, so the state the optimizer steps before "     \
@@ -125,8 +117,10 @@ static void explain_generic(model_result *m, const run_facts *f)
              * that stopped before its first backward: a U-Net out of memory in its first fp32
              * forward had been told "fp32 parameters" beside its dtype row's "unknown"), unless
              * fp32 compute without autocast says it (a 16-bit model computes in 16 bits) */
+            if (model_cast16_words(m, f, me, rd, n)) /* (told by the program's lines) */
+                break;
             if (me && f->tensor_mode && (s->no_training || !f->backward_passes) &&
-                !param_dtype_measured(f) &&
+                !model_param_dtype_measured(f) &&
                 !(config_known(&m->cfg, CFG_dtype) && s->dtype_bytes >= 4))
                 snprintf(rd, n,
                          "%.1f MiB in the weights made before %s (parameters, and "
@@ -134,7 +128,7 @@ static void explain_generic(model_result *m, const run_facts *f)
                          "trace does not give their dtype: %.2f M elements at 4 B, %.2f M at 2 B)",
                          mibf(me), s->no_training ? "the forwards" : "training", (double)me / 4e6,
                          (double)me / 2e6);
-            else if (me && f->tensor_mode && model_untyped_words(m, me, rd, n))
+            else if (me && f->tensor_mode && model_untyped_words(m, f, me, rd, n))
                 break;
             else if (me && f->tensor_mode && m->ema_said[0] && me > m->ema_measured)
                 snprintf(rd, n,
@@ -271,7 +265,9 @@ static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me,
         if (me == 0)
             snprintf(rd, n, "no parameter %s attributed at the peak",
                      f->tensor_mode ? "tensor" : "segment");
-        else if (m->weights_untyped && model_untyped_words(m, me, rd, n))
+        else if (m->weights_untyped && model_untyped_words(m, f, me, rd, n))
+            break;
+        else if (model_cast16_words(m, f, me, rd, n)) /* (the program's lines cast some) */
             break;
         else if (m->params_trace && pb == 2 && f->inferred && f->inferred->master_bytes)
             snprintf(rd, n,

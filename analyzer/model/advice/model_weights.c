@@ -57,6 +57,12 @@ const char *model_fp32_compute(const run_facts *f, int *by_weights)
     return NULL;
 }
 
+int model_param_dtype_measured(const run_facts *f)
+{
+    const infer_value *v = f->inferred ? &f->inferred->v[INFER_param_dtype_bytes] : NULL;
+    return (v && v->known && v->value == 2) || (f->has_cat_peaks && f->cat_peak[CAT_AUTOCAST] > 0);
+}
+
 uint64_t model_weights_untyped(const model_result *m, const run_facts *f)
 {
     const infer_result *ir = f->inferred;
@@ -85,27 +91,44 @@ uint64_t model_weights_untyped(const model_result *m, const run_facts *f)
      * embeddings looked up, the norms: a LoRA's fp32 base keeps 9 % so) are that model's too:
      * only a larger rest is another's */
     unsigned share = copied > typed + typed / 16 ? 4 : 16;
-    typed = (copied > typed ? copied : typed) + ema + kept;
+    /* ... and those the program's lines cast to 16 bits (2 B an element: a ControlNet's frozen
+     * U-Net, VAE and text encoder under weight_dtype) */
+    const infer_value *cv = &ir->v[INFER_cast16_bytes];
+    uint64_t cast = cv->known && cv->value > 0 ? (uint64_t)cv->value : 0;
+    typed = (copied > typed ? copied : typed) + ema + kept + cast;
     if (me <= typed || (me - typed) * share < me)
         return 0;
-    return me - tr * e - ema - kept; /* (all that takes no gradient, as its words say) */
+    return me - tr * e - ema - kept - cast; /* (all that takes no gradient, as its words say) */
 }
 
-int model_untyped_words(const model_result *m, uint64_t me, char *out, size_t n)
+/* cast16_of: the bytes of the weights the program's lines cast to 16 bits (INFER_cast16_bytes),
+ * at most me; 0: none */
+static uint64_t cast16_of(const run_facts *f, uint64_t me)
+{
+    const infer_value *cv = f->inferred ? &f->inferred->v[INFER_cast16_bytes] : NULL;
+    uint64_t c = cv && cv->known && cv->value > 0 ? (uint64_t)cv->value : 0;
+    return c < me ? c : me;
+}
+
+int model_untyped_words(const model_result *m, const run_facts *f, uint64_t me, char *out, size_t n)
 {
     int e = model_trained_bytes(m);
-    uint64_t tb = m->rec.trainable * (uint64_t)e + m->ema_measured;
-    if (!m->weights_untyped || me <= tb)
+    uint64_t tb = m->rec.trainable * (uint64_t)e + m->ema_measured, cast = cast16_of(f, me);
+    if (!m->weights_untyped || me <= tb + cast)
         return 0;
-    char ema[136] = "";
+    char ema[136] = "", c16[240] = "";
     if (m->ema_said[0])
         snprintf(ema, sizeof ema, ", %s", m->ema_said);
+    if (cast) /* (those the program's lines cast to 16 bits: their count is known) */
+        snprintf(c16, sizeof c16, ", %.2f M at 2 B made by casts to 16 bits (%s)",
+                 (double)cast / 2e6, f->inferred->cast16_where);
     snprintf(out, n,
-             "the %.2f M trained weights at %d B (%s, as their gradients)%s, and %.2f GiB that "
+             "the %.2f M trained weights at %d B (%s, as their gradients)%s%s, and %.2f GiB that "
              "take no gradient, whose element size the trace does not give (frozen weights, "
              "buffers%s)",
-             (double)m->rec.trainable / 1e6, e, e == 2 ? "16-bit" : "fp32", ema,
-             (double)(me - tb) / 1073741824.0, ema[0] ? "" : ", or a copy the program keeps");
+             (double)m->rec.trainable / 1e6, e, e == 2 ? "16-bit" : "fp32", ema, c16,
+             (double)(me - tb - cast) / 1073741824.0,
+             ema[0] ? "" : ", or a copy the program keeps");
     return 1;
 }
 
@@ -128,4 +151,39 @@ const char *model_fp32_weights(const model_result *m, const gpt_shape *s)
     if (m->frozen_params || formula_train_frac(s) < 0.99)
         return "fp32 weights, not all trained; autocast computes in 16 bits";
     return "fp32 master weights; autocast computes in 16 bits";
+}
+
+int model_cast16_words(const model_result *m, const run_facts *f, uint64_t me, char *out, size_t n)
+{
+    const infer_result *ir = f->inferred;
+    uint64_t cast = cast16_of(f, me), ema = m->ema_said[0] ? m->ema_measured : 0;
+    if (!cast || !f->tensor_mode || m->weights_untyped) /* (untyped: model_untyped_words) */
+        return 0;
+    uint64_t rest = me - cast > ema ? me - cast - ema : 0;
+    int pb = formula_param_bytes(&m->shape); /* (the others': their sizes', else 4 assumed) */
+    int trained = m->rec.trainable && !m->rec.trainable_lower && model_trained_bytes(m) == pb &&
+                  rest == m->rec.trainable * (uint64_t)pb; /* (they are the trained ones) */
+    char tail[160] = "";
+    if (rest && trained)
+        snprintf(tail, sizeof tail, ", the %.2f M trained weights at %d B (%s, as their gradients)",
+                 (double)m->rec.trainable / 1e6, pb, pb == 2 ? "16-bit" : "fp32");
+    else if (rest)
+        snprintf(tail, sizeof tail, ", %.2f M at %d B (%s)", (double)rest / (pb * 1e6), pb,
+                 pb == 2 ? "16-bit by their sizes" : "fp32 assumed: not made by such a cast");
+    if (ema)
+        snprintf(tail + strlen(tail), sizeof tail - strlen(tail), ", plus %s", m->ema_said);
+    snprintf(out, n,
+             "%.2f M elements in the weights made before %s (parameters, and buffers if any): "
+             "%.2f M at 2 B made by casts to 16 bits (%s)%s",
+             (double)cast / 2e6 + (double)rest / (pb * 1e6),
+             m->shape.no_training ? "the forwards" : "training", (double)cast / 2e6,
+             ir->cast16_where, tail);
+    return 1;
+}
+
+uint64_t model_params_at(const model_result *m, const run_facts *f, int pb)
+{
+    const infer_value *cv = f->inferred ? &f->inferred->v[INFER_cast16_bytes] : NULL;
+    uint64_t P = m->params_trace, c = cv && cv->known && cv->value > 0 ? (uint64_t)cv->value : 0;
+    return !c || pb != 4 || P < c / 2 ? P : P - c / 2 + c / 4;
 }

@@ -90,5 +90,11 @@ int evalsrc_data_reaching(evalsrc *e, tables *t, uint32_t stack_id, char *out, s
  * that pass); "--KEY VALUE" into flag, its value returned; 0 when none. */
 uint64_t evalsrc_pass_flag(evalsrc *e, tables *t, int argc, const char *const *argv, char *flag,
                            size_t len);
+/* evalsrc_cast16: what made the tensor of stack stack_id, as the innermost of its Python frames
+ * that lies in a recorded script says: 1 a line that casts to 16 bits by name (castsrc.h: .half(),
+ * .to(dtype=torch.float16)), 2 by a variable that holds 16 bits where the run's precision does
+ * (castsrc_lines' var: diffusers' weight_dtype), 0 neither (or no such frame); where:
+ * "train.py:386" (n bytes) when not 0. */
+int evalsrc_cast16(evalsrc *e, tables *t, uint32_t stack_id, char *where, size_t n);
 
 #endif

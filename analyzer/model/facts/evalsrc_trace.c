@@ -2,9 +2,11 @@
  * each, evalsrc.c), and whether a stack passes through one. Interface: evalsrc.h. */
 #include "evalsrc.h"
 
+#include "castsrc.h"
 #include "datasrc.h"
 #include "optsrc.h"
 #include "phases.h"
+#include "pysrc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +20,10 @@
 /* ... and a line that constructs an optimizer (a call of a class an optimizer's name names:
  * phases_optim_name; not its class or def line) */
 #define OPTIM_LINE 16
+/* ... and a line that casts to 16 bits (castsrc.h): by name, or by a variable that holds 16 bits
+ * where the run's precision does */
+#define CAST_LINE 32
+#define CAST_VAR_LINE 64
 
 static int name_byte(char ch);
 
@@ -81,6 +87,7 @@ static void build(evalsrc *e, const tables *t)
         size_t ev = evalsrc_lines(f->contents.s, f->contents.len, m, lines);
         ev += optsrc_lines(f->contents.s, f->contents.len, m, lines, OPT_LINE);
         ev += datasrc_lines(f->contents.s, f->contents.len, m, lines, DATA_LINE);
+        ev += castsrc_lines(f->contents.s, f->contents.len, m, lines, CAST_LINE, CAST_VAR_LINE);
         if (!optim_lines(f->contents.s, f->contents.len, m, lines) && !ev) {
             free(m);
             continue;
@@ -346,6 +353,25 @@ uint64_t evalsrc_pass_flag(evalsrc *e, tables *t, int argc, const char *const *a
                 snprintf(flag, len, "--%.*s %llu", (int)(n < 48 ? n : 48), a + 2, b);
                 return b;
             }
+    }
+    return 0;
+}
+
+int evalsrc_cast16(evalsrc *e, tables *t, uint32_t stack_id, char *where, size_t n)
+{
+    size_t nf = 0;
+    const tables_frame *fr = stack_id ? tables_resolve_stack(t, stack_id, &nf) : NULL;
+    build(e, t);
+    for (size_t i = 0; fr && e->n && i < nf; i++) {
+        int k = fr[i].kind == TABLES_FRAME_PYTHON ? file_of(e, t, fr[i].code_id) : -1;
+        if (k < 0)
+            continue;
+        /* (the innermost frame in a recorded script: the line that made it) */
+        int b = line_bits(e, k, fr[i].line);
+        int v = b & CAST_LINE ? 1 : b & CAST_VAR_LINE ? 2 : 0;
+        if (v && n)
+            snprintf(where, n, "%.60s:%d", pysrc_name(e->f[k].name), fr[i].line);
+        return v;
     }
     return 0;
 }

@@ -158,6 +158,45 @@ static void vt__less_gone(const vt__pass *p, infer_result *out)
              k == 1 ? "" : "s", (unsigned long long)bytes);
 }
 
+/* vt__cast16_params: P with the weights made by casts to 16 bits (infer_pass_cast16) at 2 B an
+ * element beside the others (vt__infer_params counts those alone): a ControlNet script's fp16
+ * U-Net, VAE and text encoder had been counted at 4 B, as fp32, beside the fp32 ControlNet */
+static void vt__cast16_params(const vt__pass *p, infer_result *out)
+{
+    uint64_t half = 0, rest = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        const vt__tensor *x = &p->t[i];
+        if (x->early && x->kept && !x->batch && !x->copy)
+            *(x->half ? &half : &rest) += x->size, k += (size_t)x->half;
+    }
+    infer_value *pv = &out->v[INFER_params];
+    if (!half || !pv->known)
+        return;
+    vt__set(out, INFER_cast16_bytes, (int64_t)half,
+            "%llu B of weights made on the program's lines that cast to 16 bits (%s): 2 B an "
+            "element",
+            (unsigned long long)half, p->cast_where);
+    snprintf(out->cast16_where, sizeof out->cast16_where, "%s", p->cast_where);
+    if (!rest) { /* all of them */
+        pv->value = (int64_t)(half / 2);
+        char *comma = strstr(pv->where, ", ");
+        if (comma)
+            snprintf(comma, sizeof pv->where - (size_t)(comma - pv->where),
+                     ", %llu B at 2 B each (made by casts to 16 bits: %s)",
+                     (unsigned long long)half, p->cast_where);
+        vt__set(out, INFER_param_dtype_bytes, 2,
+                "16-bit parameters: made by casts to 16 bits on the program's lines (%s)",
+                p->cast_where);
+        return;
+    }
+    pv->value += (int64_t)(half / 2);
+    size_t w = strlen(pv->where);
+    snprintf(pv->where + w, sizeof pv->where - w,
+             "; %zu of them, %llu B, at 2 B each: made by casts to 16 bits (%s)", k,
+             (unsigned long long)half, p->cast_where);
+}
+
 /* ---- the pass: fed by the replay (infer_pass_event), or by infer_model's own reader ---------- */
 struct infer_pass {
     vt__pass p;
@@ -306,6 +345,30 @@ void infer_pass_params16(infer_pass *ip, const char *why, uint64_t fp32)
     snprintf(ip->p.elem_why, sizeof ip->p.elem_why, "%s", why ? why : "");
 }
 
+size_t infer_pass_cast16(infer_pass *ip, int (*pick)(void *ctx, uint32_t stack), void *ctx)
+{
+    size_t k = 0;
+    uint32_t last = 0;
+    int was = 0;
+    for (size_t i = 0; ip && i < ip->p.n; i++) {
+        vt__tensor *x = &ip->p.t[i];
+        if (!x->early || x->batch || !x->init || !x->stack) /* (a weight: made by a module's
+                                                             * __init__, .to(), .half()) */
+            continue;
+        if (x->stack != last) /* (a model's weights come in runs of one stack) */
+            last = x->stack, was = pick(ctx, x->stack);
+        x->half = was;
+        k += (size_t)was;
+    }
+    return k;
+}
+
+void infer_pass_cast16_where(infer_pass *ip, const char *where)
+{
+    if (ip)
+        snprintf(ip->p.cast_where, sizeof ip->p.cast_where, "%s", where ? where : "");
+}
+
 void infer_pass_head16(infer_pass *ip)
 {
     if (ip)
@@ -380,6 +443,7 @@ int infer_finish(infer_pass *ip, infer_result *out)
             vt__infer_params(p, out, elems, &n, &lo, &hi);
         }
     }
+    vt__cast16_params(p, out);
     vt__infer_tokens(p, elems, n, lo, hi, out);
     vt__infer_dropout(p, out);
     vt__less_gone(p, out);
@@ -397,8 +461,8 @@ int infer_finish(infer_pass *ip, infer_result *out)
             memset(&out->v[drop[i]], 0, sizeof out->v[drop[i]]);
     }
     for (size_t i = 0; p->grad_from_copies && i < p->n; i++) /* (what trains, by its copies) */
-        if (p->t[i].early && p->t[i].kept && !p->t[i].batch && !p->t[i].copy &&
-            vt__grad_has(p, p->t[i].size))
+        if (p->t[i].early && p->t[i].kept && !p->t[i].batch && !p->t[i].copy && !p->t[i].half &&
+            vt__grad_has(p, p->t[i].size)) /* (autocast copies fp32 ones) */
             out->trained_by_copies += p->t[i].size;
     free(elems);
     return 0;

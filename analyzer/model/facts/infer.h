@@ -12,6 +12,7 @@
 #define VT_INFER_KEYS(X)                                                                           \
     X(params, "parameters P")                                                                      \
     X(param_dtype_bytes, "bytes per parameter element")                                            \
+    X(cast16_bytes, "bytes of the weights made on the program's lines that cast to 16 bits")       \
     X(n_layer, "transformer blocks L")                                                             \
     X(frozen_blocks, "blocks of a second model beside the trained one, its weights no gradient")   \
     X(n_embd, "model width d")                                                                     \
@@ -78,6 +79,10 @@ typedef struct infer_result {
      * autocast kept there (it keeps those of weights that need a gradient: the trained ones, fp32
      * at twice a copy's bytes); 0: not read so */
     uint64_t trained_by_copies;
+    /* the lines of the program that cast to 16 bits the weights INFER_cast16_bytes counts
+     * ("train.py:384, :386"; infer_pass_cast16), in P at 2 B an element beside the others at
+     * INFER_param_dtype_bytes */
+    char cast16_where[160];
     /* a vision transformer whose d-wide blocks saw fewer tokens than its position embedding has
      * rows (vt__infer_heads: MAE's encoder sees the patches left unmasked): those rows; 0: not
      * so. The rest went elsewhere: a stack the formula does not describe may run over them all
@@ -155,6 +160,14 @@ infer_pass *infer_pass_copy(const infer_pass *p);
  * INFER_param_dtype_bytes), but fp32 bytes of them fp32 (LoRA's trained adapters over a 16-bit
  * model; 0: none): its next infer_finish counts them at 2 B an element, those at 4 */
 void infer_pass_params16(infer_pass *p, const char *why, uint64_t fp32);
+/* infer_pass_cast16: marks p's weights made before the first backward (under a module's __init__,
+ * .to(), .half()) whose stack pick says were made by a cast to 16 bits (the report reads the
+ * recorded scripts' lines: evalsrc_cast16): its next infer_finish counts them at 2 B an element
+ * and the others as it would, and reads the weights' sizes and what trains without them
+ * (INFER_cast16_bytes). The count marked. infer_pass_cast16_where: those lines, as P's
+ * where says them. */
+size_t infer_pass_cast16(infer_pass *p, int (*pick)(void *ctx, uint32_t stack), void *ctx);
+void infer_pass_cast16_where(infer_pass *p, const char *where);
 /* infer_pass_head16: ... read from a frozen head's 16-bit logits alone (infer_result.elem_by_head)
  */
 void infer_pass_head16(infer_pass *p);

@@ -40,6 +40,8 @@ typedef struct vt__tensor {
     int oom_live;   /* alive at an out-of-memory failure before any backward (vt__snap) */
     int copy; /* a copy of the weights the program keeps beside them (fp32 master weights of its
                * 16-bit ones, or a copy of those: vt__weights_dtype): no parameter of the model */
+    int half; /* made on a line of the program that casts to 16 bits (infer_pass_cast16): 2 B an
+               * element whatever the pass counts the others with */
     uint64_t gone;  /* kept, and freed after the first backward before the next: that event */
     uint64_t freed; /* freed before any backward: that event (0: not) */
 } vt__tensor;
@@ -69,11 +71,12 @@ typedef struct vt__pass {
     uint32_t img_fwd_stack;              /* ... and the first forward tensor's after it */
     size_t inputs; /* the program's inputs vt__find_images marked (no tokens: no blocks to read) */
     unsigned elem; /* bytes per parameter element (0: 4, fp32; infer_pass_params16) */
-    char elem_why[256]; /* ... what says they are 16-bit */
-    uint64_t elem_fp32; /* ... but these bytes of them fp32 (LoRA's adapters: their gradients') */
-    int elem_sizes;     /* ... 2 read from the weights' own sizes (vt__weights_dtype) */
-    int elem_head;      /* ... 2 read from a frozen head's 16-bit logits (infer_pass_head16) */
-    int dtype_read;     /* vt__weights_dtype ran (a second infer_finish keeps what it found) */
+    char elem_why[256];   /* ... what says they are 16-bit */
+    uint64_t elem_fp32;   /* ... but these bytes of them fp32 (LoRA's adapters: their gradients') */
+    int elem_sizes;       /* ... 2 read from the weights' own sizes (vt__weights_dtype) */
+    int elem_head;        /* ... 2 read from a frozen head's 16-bit logits (infer_pass_head16) */
+    int dtype_read;       /* vt__weights_dtype ran (a second infer_finish keeps what it found) */
+    char cast_where[160]; /* the lines that cast the tensors marked half (infer_pass_cast16) */
     uint64_t master_bytes, copies_bytes; /* fp32 master weights of the 16-bit ones, and further
                                           * copies of those (an EMA's), among the weights */
     size_t nmaster;                      /* ... the weights each of them copies */

@@ -306,12 +306,14 @@ void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, siz
     uint64_t bytes = 0;
     size_t n = 0;
     unsigned e = vt__elem(p);
-    for (size_t i = 0; i < p->n; i++)
-        if (p->t[i].early && p->t[i].kept && !p->t[i].batch && !p->t[i].copy &&
-            p->t[i].size % e == 0) {
-            bytes += p->t[i].size;
-            elems[n++] = p->t[i].size / e;
+    for (size_t i = 0; i < p->n; i++) {
+        const vt__tensor *x = &p->t[i];
+        if (x->early && x->kept && !x->batch && !x->copy && x->size % e == 0) {
+            bytes += x->half ? 0 : x->size; /* (cast to 16 bits: P counts them apart,
+                                             * vt__cast16_params; the shape reads them as ever) */
+            elems[n++] = x->size / e;
         }
+    }
     *nelems = n;
     if (n < 4)
         return;
@@ -493,8 +495,8 @@ void vt__weights_dtype(vt__pass *p)
     size_t *at = malloc((p->n + 1) * sizeof *at);
     if (!s || !at)
         goto out;
-    for (size_t i = 0; i < p->n; i++)
-        if (p->t[i].early && p->t[i].kept && !p->t[i].batch)
+    for (size_t i = 0; i < p->n; i++) /* (not those cast to 16 bits: infer_pass_cast16) */
+        if (p->t[i].early && p->t[i].kept && !p->t[i].batch && !p->t[i].half)
             at[n] = i, s[n++] = p->t[i].size;
     /* fp32 master weights: the program's every weight, in order, and an fp32 copy of each at
      * twice its bytes (a mixed-precision loop of its own: its optimizer steps the copies); no
