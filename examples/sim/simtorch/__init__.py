@@ -132,6 +132,10 @@ def rsqrt(x):
     return _A.rsqrt(x)
 
 
+def sqrt(x):
+    return _A.sqrt(x)
+
+
 def tanh(x):
     return _A.tanh(x)
 
@@ -156,8 +160,16 @@ def mean(x, dim=None, keepdim=False):
     return _A.mean(x, dim, keepdim)
 
 
+def var(x, dim=None, keepdim=False, unbiased=True):
+    return _A.var(x, dim, keepdim)
+
+
 def norm(x, p=2, dim=None, keepdim=False):
     return _A.norm(x, dim, keepdim)
+
+
+def reshape(x, shape):
+    return x.reshape(shape)
 
 
 def flatten(x, start_dim=0, end_dim=-1):

@@ -95,6 +95,9 @@ class Tensor(T.TensorBase):
         shape = self._shape[:s] + (T.numel_of(self._shape[s:e + 1]),) + self._shape[e + 1:]
         return A.reshape(self, shape)
 
+    def unfold(self, dimension, size, step):
+        return A.unfold(self, dimension, size, step)
+
     def split(self, size, dim=-1):
         return A.split(self, size, dim)
 
@@ -138,6 +141,9 @@ class Tensor(T.TensorBase):
     # math
     def mean(self, dim=None, keepdim=False):
         return A.mean(self, dim, keepdim)
+
+    def var(self, dim=None, keepdim=False, unbiased=True):
+        return A.var(self, dim, keepdim)
 
     def sum(self, dim=None, keepdim=False, dtype=None):
         return A.sum_(self, dim, keepdim, dtype)

@@ -310,6 +310,15 @@ def mean(x, dims=None, keepdim=False):
     return out
 
 
+def var(x, dims=None, keepdim=False):
+    """torch.var (var_correction): the reduced output; its backward a gradient of x's size."""
+    dims = range(x.dim()) if dims is None else ([dims] if isinstance(dims, int) else dims)
+    out = empty(_reduced(x._shape, dims, keepdim), x.dtype, x.device, "var_correction")
+    if needs_grad(x):
+        record(UnaryBackward, [x], [out], (save(x), None), "mul_Tensor")
+    return out
+
+
 def compare(x, op="ne_Scalar"):
     """x.ne(value) and the like: a bool tensor of x's shape, outside any graph."""
     return empty(x._shape, bool_, x.device, op)
@@ -369,4 +378,4 @@ def gemm_out(shape, dtype, device, op):
 # views, indexing, joins (their own file; they use clone() from here)
 from ._aten_views import (view, reshape, permute, transpose, unsqueeze, squeeze,  # noqa: E402
                           expand, narrow, select, getitem, split, unbind, cat, stack, pad,
-                          index)
+                          index, unfold)

@@ -1,6 +1,6 @@
 """simtorch/_C/_aten_views.py — SIMULATION of ATen's views and joins: view, reshape (a copy when
 the layout cannot be viewed), permute/transpose, (un)squeeze, expand, narrow/select/indexing,
-split/unbind (one multi-output node), cat, stack, constant pad. Views share their input's memory;
+split/unbind (one multi-output node), cat, stack, constant and replication pad, unfold. Views share their input's memory;
 their backward nodes allocate only what PyTorch's do (a reshape's copy, a slice's zeroed input,
 an expand's sum, the join of split pieces)."""
 from . import promote_types
@@ -241,14 +241,28 @@ def stack(tensors, dim=0):
     return out
 
 
-def pad(t, pads, value=0):
-    """F.pad's constant mode (pads: last dimension first)."""
+def pad(t, pads, value=0, mode="constant"):
+    """F.pad's constant mode (pads: last dimension first); mode "replicate" of one dimension
+    (nn.ReplicationPad1d: replication_pad1d, its backward a gradient of t's size)."""
     shape = list(t._shape)
     for i in range(len(pads) // 2):
         shape[-1 - i] += pads[2 * i] + pads[2 * i + 1]
-    out = empty(shape, t.dtype, t.device, "constant_pad_nd")
+    op, grad_op = (("replication_pad1d", "replication_pad1d_backward") if mode == "replicate"
+                   else ("constant_pad_nd", "slice_backward"))
+    out = empty(shape, t.dtype, t.device, op)
     if needs_grad(t):
-        record(IndexBackward, [t], [out], None, "slice_backward")
+        record(IndexBackward, [t], [out], None, grad_op)
     return out
+
+
+def unfold(t, dim, size, step):
+    """Tensor.unfold: a view of t's windows of size, every step along dim (a new last
+    dimension); its backward (unfold_backward) a gradient of t's size."""
+    dim = dim % t.dim()
+    shape, st = list(t._shape), list(t._stride)
+    shape[dim] = (t._shape[dim] - size) // step + 1
+    st[dim] = t._stride[dim] * step
+    v = view_of(t, shape + [size], st + [t._stride[dim]])
+    return _view_node(t, v, IndexBackward, "unfold_backward")
 
 

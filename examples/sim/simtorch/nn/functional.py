@@ -53,7 +53,10 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 
 def pad(input, pad, mode="constant", value=None):  # noqa: A002
-    return _A.pad(input, pad, value)
+    """Modes "constant" and "replicate" (one dimension) only."""
+    if mode not in ("constant", "replicate"):
+        raise NotImplementedError("simtorch: pad(mode='constant' | 'replicate') only")
+    return _A.pad(input, pad, value, mode)
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None,  # noqa: A002

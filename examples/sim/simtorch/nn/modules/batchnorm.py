@@ -1,4 +1,4 @@
-"""simtorch/nn/modules/batchnorm.py — SIMULATION of torch.nn.BatchNorm2d: weight and bias
+"""simtorch/nn/modules/batchnorm.py — SIMULATION of torch.nn.BatchNorm2d (and BatchNorm1d, the same over N x C x L): weight and bias
 (parameters), running_mean, running_var and num_batches_tracked (buffers, moved to the device
 with the parameters); in training the batch statistics are saved for the backward and the
 running ones updated in place."""
@@ -26,3 +26,7 @@ class BatchNorm2d(Module):
             self.num_batches_tracked.add_(1)  # in place
         return F.batch_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
                             self.training, self.momentum, self.eps)
+
+
+class BatchNorm1d(BatchNorm2d):
+    """torch.nn.BatchNorm1d: the same statistics per channel (dimension 1) of N x C or N x C x L."""
