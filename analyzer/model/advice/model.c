@@ -286,7 +286,7 @@ int model_build_head(model_result *m, const run_facts *f, const model_opts *o, c
     model_batch_seen(&m->cfg, f);
     config_apply_script(&m->cfg, f->argc, f->argv);
     config_script_nominal(&m->cfg, f->argc, f->argv); /* (YOLOv5's round(64 / B)) */
-    model_seq_short(&m->cfg, f); /* (after the flags: a longest T its batches never reached) */
+    model_seq_flag(&m->cfg, f); /* (after the flags: a T its batches or blocks never reached) */
     model_width_vocab(m, f);
     model_cache_passes(&m->cfg, f); /* (a representation cache's: no B, no A) */
     model_step_passes(&m->cfg, f);  /* (a free that may end a pass, not a step: no A) */

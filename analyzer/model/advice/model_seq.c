@@ -4,6 +4,7 @@
  * later tokens (a micro-batch ramp's flag is its later steps', not its first's); without it, both
  * readings are said. */
 #include "model_seq.h"
+#include "model_trace.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -69,6 +70,96 @@ int model_seq_short(nano_config *c, const run_facts *f)
              now / B, now, B, flag, n / B, n);
     set_from_trace(t, now / B, where);
     return 1;
+}
+
+/* elem_sizes: the bytes of an activation element (*kd) and of a softmax's (*ks) where the trace
+ * tells the precision: autocast's 16-bit weight copies (its softmax fp32), 16-bit weights with no
+ * copy (pure 16-bit), no copy of fp32 weights (fp32); 0 where it does not (no Python frames, a
+ * compiled forward, a copy too small to be a d×d weight's) */
+static int elem_sizes(const run_facts *f, long long d, long long *kd, long long *ks)
+{
+    const infer_value *pe = &f->inferred->v[INFER_param_dtype_bytes];
+    uint64_t copies = f->cat_peak[CAT_AUTOCAST], matrix = 2 * (uint64_t)d * (uint64_t)d;
+    if (!f->has_cat_peaks || !f->casts_visible || f->compile_frames != MODEL_COMPILE_NOT_SEEN ||
+        (copies && copies < matrix))
+        return 0;
+    if (copies || f->grad_scaler)
+        *kd = 2, *ks = 4;
+    else
+        *kd = *ks = pe->known && pe->value == 2 ? 2 : 4;
+    return 1;
+}
+
+int model_seq_encoder(nano_config *c, const run_facts *f)
+{
+    const infer_result *ir = f->inferred;
+    config_value *b = &c->v[CFG_batch_size], *t = &c->v[CFG_block_size];
+    long long B = b->i, T = t->i, d = c->v[CFG_n_embd].i, H = c->v[CFG_n_head].i, kd, ks;
+    if (!ir || ir->v[INFER_tokens].known || !ir->nfwd_sizes || c->batch_per > 1 ||
+        (t->src != CONFIG_SRC_ARG && t->src != CONFIG_SRC_FILE) ||
+        (b->src != CONFIG_SRC_ARG && b->src != CONFIG_SRC_FILE) || B <= 0 || T <= 0 || d <= 0 ||
+        H <= 0 || !elem_sizes(f, d, &kd, &ks))
+        return 0;
+    const struct infer_fwd_size *w = NULL;
+    for (int i = 0; i < ir->nfwd_sizes; i++) {
+        const struct infer_fwd_size *z = &ir->fwd_sizes[i];
+        if ((long long)z->size == B * T * d * kd) /* (the flag's T ran: the trace agrees) */
+            return 0;
+        if (!w && z->n >= 2 && z->size % (uint64_t)(d * kd) == 0)
+            w = z; /* (the most made size d divides: the blocks' d-wide tensors) */
+    }
+    long long N = w ? (long long)(w->size / (uint64_t)(d * kd)) : 0, Tp = 0;
+    const struct infer_fwd_size *sm = NULL;
+    for (int i = 0; N > 0 && N != B * T && !sm && i < ir->nfwd_sizes; i++) {
+        const struct infer_fwd_size *z = &ir->fwd_sizes[i];
+        uint64_t row = (uint64_t)(N * H * ks);
+        if (!z->softmax || z->size % row)
+            continue;
+        Tp = (long long)(z->size / row); /* S·H·T'·T' over S·T'·H */
+        if (Tp >= 2 && N % Tp == 0 && (N / Tp) % B == 0)
+            sm = z;
+    }
+    if (!sm)
+        return 0;
+    long long S = N / Tp, k = S / B;
+    char flag[96], where[640];
+    snprintf(flag, sizeof flag, "%.60s%c%lld", t->flag[0] ? t->flag : "the flag",
+             t->flag_sep == '=' ? '=' : ' ', T);
+    snprintf(where, sizeof where,
+             "T = %lld tokens a sequence in the width-%lld blocks: a softmax over S·H·T·T scores "
+             "(%llu B, %u of them in the first forward; H = %lld) over their %lld tokens (%llu B "
+             "tensors, %u of them): %lld sequences of %lld; %s is a length they never saw (no "
+             "tensor of B·T = %lld × %lld tokens)",
+             Tp, d, (unsigned long long)sm->size, sm->softmax, H, N, (unsigned long long)w->size,
+             w->n, S, Tp, flag, B, T);
+    set_from_trace(t, Tp, where);
+    c->t_blocks = 1;
+    if (k > 1) { /* (each sample of the flag k sequences: B in sequences, the formulas' unit) */
+        char fl[sizeof b->flag], said[96], sep = b->flag_sep;
+        snprintf(fl, sizeof fl, "%s", b->flag);
+        snprintf(said, sizeof said, "%.60s%c%lld", fl[0] ? fl : "the flag", sep == '=' ? '=' : ' ',
+                 B);
+        snprintf(c->batch_other, sizeof c->batch_other, "%s", fl);
+        c->batch_other_v = B;
+        snprintf(where, sizeof where,
+                 "B = %lld sequences: %lld \u00d7 %s, the sequences the width-%lld blocks saw in "
+                 "the first forward (%lld tokens over T = %lld): the flag is the micro-batch, each "
+                 "of its samples %lld sequences in the forward",
+                 S, k, said, d, N, Tp, k);
+        set_from_trace(b, S, where);
+        snprintf(b->flag, sizeof b->flag, "%s", fl); /* (the what-ifs spelled through it, / k) */
+        b->flag_sep = sep;
+        c->batch_per = (int)k;
+    }
+    return 1;
+}
+
+void model_seq_flag(nano_config *c, const run_facts *f)
+{
+    /* a longest T its batches never reached */
+    model_seq_short(c, f);
+    /* ... or a length the blocks never saw: T and B from their own tensors */
+    model_seq_encoder(c, f);
 }
 
 int model_seq_either(nano_config *c, const run_facts *f, long long n, long long T)

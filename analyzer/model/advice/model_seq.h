@@ -21,6 +21,20 @@ int model_seq_changed(nano_config *c, const run_facts *f, long long n, long long
  * comparison at "N = B*T = 12288 tokens" and "sequence length 512 -> 256 ... halve", which changes
  * nothing in that run.) */
 int model_seq_short(nano_config *c, const run_facts *f);
+/* model_seq_encoder: T is a flag's (--seq_len 336, on the command line or its argparse default),
+ * no token batch was read, and the first forward's tensors (f->inferred->fwd_sizes) say the
+ * encoder saw other sequences: none of them holds B·T tokens of the program's width d, its most
+ * made size divisible by d (at the element size the run computes in) holds N tokens, and a
+ * softmax over S·H·T'·T' scores (H the program's heads) gives T' tokens a sequence, S = N / T'
+ * sequences, k = S / B per sample of the micro-batch. T = T' from the trace; where k > 1, B = S
+ * sequences, k of them each sample of the flag (c->batch_per, the flag kept to spell what-ifs
+ * through), said; 1. (PatchTST's channels run as sequences of patches: --seq_len 336 had been
+ * "tokens per sample T 336", the encoder's 42 patches a sequence and 21 sequences a sample
+ * unsaid.) */
+int model_seq_encoder(nano_config *c, const run_facts *f);
+/* model_seq_flag: a T flag against the trace, once the flags are read (model_build_head):
+ * model_seq_short, then model_seq_encoder (each leaves what the other reads alone). */
+void model_seq_flag(nano_config *c, const run_facts *f);
 /* model_seq_either: the flag is the moment explained's micro-batch at the trace's T, the first
  * forward's n tokens (T not from its position ids) are fewer, and the flag divides them: its
  * micro-batch ramped up (n / T, then the flag) or its T warmed up (n / the flag, then T), and the

@@ -424,6 +424,8 @@ int infer_finish(infer_pass *ip, infer_result *out)
         for (size_t i = 0; i + 1 < p->bwd_over; i++)
             p->t[i].kept = 1;
     }
+    /* (the sizes need no weight: again at the end, after the memsets) */
+    vt__fwd_sizes(p, out);
     if (!p->snapped) /* the weights were never told from the rest */
         return 0;
     uint64_t *elems = malloc((p->n + 1) * sizeof *elems);
@@ -464,6 +466,7 @@ int infer_finish(infer_pass *ip, infer_result *out)
         if (p->t[i].early && p->t[i].kept && !p->t[i].batch && !p->t[i].copy && !p->t[i].half &&
             vt__grad_has(p, p->t[i].size)) /* (autocast copies fp32 ones) */
             out->trained_by_copies += p->t[i].size;
+    vt__fwd_sizes(p, out);
     free(elems);
     return 0;
 }

@@ -43,6 +43,9 @@ typedef enum infer_key {
         INFER_COUNT
 } infer_key;
 
+#define INFER_FWD_SIZES 32 /* infer_result.fwd_sizes */
+#define INFER_FWD_TOP 24
+
 typedef struct infer_value {
     int known; /* 0: the trace does not say (never a guess) */
     int64_t value;
@@ -98,6 +101,18 @@ typedef struct infer_result {
      * not read. report_pass.c takes them for a rollout's, whose own tokens are no step's. */
     infer_value train_tokens, train_heads, train_kernels;
     uint32_t train_after_stack; /* ... the stack of that pass's last tensor before it */
+    /* the first forward's tensors by size, read whatever else is known: those a forward made
+     * (no input, cast, workspace, weight, evaluation's, nor a fused attention kernel's), the
+     * sizes made most often first (then the larger), INFER_FWD_TOP of them, then the sizes a
+     * softmax made (a plain attention's weights over its S·H·T·T scores) where room is left:
+     * how many tensors of each size, and how many of those a softmax made; nfwd_sizes of them.
+     * model_seq_encoder (model_seq.c) reads an encoder's tokens from them with the program's
+     * width and heads. */
+    struct infer_fwd_size {
+        uint64_t size;
+        uint32_t n, softmax;
+    } fwd_sizes[INFER_FWD_SIZES];
+    int nfwd_sizes;
 } infer_result;
 
 /* The pass over PyTorch's allocator tracker's tensors (a segment-only trace infers nothing), fed
@@ -144,6 +159,9 @@ enum { INFER_MADE_UNKNOWN, INFER_MADE_FORWARD, INFER_MADE_ELSEWHERE };
 /* | INFER_MADE_OPTIM: made by an optimizer's constructor (stack_facts.opt_init: Adagrad's sums),
  * optimizer state before any step, never a parameter (they had been counted as weights) */
 #define INFER_MADE_OPTIM 2048
+/* | INFER_MADE_SOFTMAX: made by a softmax the caller called (stack_facts.softmax): a plain
+ * attention's weights over its scores (infer_result.fwd_sizes) */
+#define INFER_MADE_SOFTMAX 4096
 void infer_pass_event_made(infer_pass *p, uint64_t event, int is_alloc, const reader_event *ev,
                            uint64_t freed_event, int made);
 /* infer_pass_done: 1 once no later event can change what infer_finish says. */

@@ -37,6 +37,7 @@ typedef struct vt__tensor {
     int cast;       /* made by a dtype conversion (INFER_MADE_CAST) */
     int workspace;  /* made under cuBLAS's handle (INFER_MADE_WORKSPACE) */
     int eval;       /* made in an evaluation (INFER_MADE_EVAL) */
+    int softmax;    /* made by a softmax (INFER_MADE_SOFTMAX): a plain attention's weights */
     int oom_live;   /* alive at an out-of-memory failure before any backward (vt__snap) */
     int copy; /* a copy of the weights the program keeps beside them (fp32 master weights of its
                * 16-bit ones, or a copy of those: vt__weights_dtype): no parameter of the model */
@@ -300,5 +301,7 @@ void vt__infer_images(const vt__pass *p, const uint64_t *elems, size_t nelems, s
 /* vt__infer_heads: H from the first forward's fused attention (infer_heads.c), once B·T (or B and
  * T) and d are known */
 void vt__infer_heads(const vt__pass *p, infer_result *out);
+/* vt__fwd_sizes: out->fwd_sizes (infer.h) from the first forward's tensors (infer_sizes.c) */
+void vt__fwd_sizes(const vt__pass *p, infer_result *out);
 
 #endif

@@ -79,6 +79,8 @@ int vt__push(vt__pass *p, uint64_t addr, uint64_t size, uint64_t event, int made
         p->t = t;
         p->cap = cap;
     }
+    int softmax = (made & INFER_MADE_SOFTMAX) != 0;
+    made &= ~INFER_MADE_SOFTMAX;
     p->t[p->n++] =
         (vt__tensor){.addr = addr,
                      .size = size,
@@ -98,7 +100,8 @@ int vt__push(vt__pass *p, uint64_t addr, uint64_t size, uint64_t event, int made
                      .dropout = (made & INFER_MADE_DROPOUT) != 0,
                      .cast = (made & INFER_MADE_CAST) != 0,
                      .workspace = (made & INFER_MADE_WORKSPACE) != 0,
-                     .eval = (made & INFER_MADE_EVAL) != 0};
+                     .eval = (made & INFER_MADE_EVAL) != 0,
+                     .softmax = softmax};
     ++*live;
     if (addr)
         p->at_last[j] = p->n < UINT32_MAX ? (uint32_t)p->n : 0;

@@ -519,6 +519,7 @@ stack_facts phases_acc_end(const phases_acc *a)
     /* (the cast's phase: none, or init's; before the first forward it is made as init's) */
     r.cast = (uint8_t)cast;
     r.opt_init = (uint8_t)(r.phase == PHASE_INIT && ctor);
+    r.softmax = (a->op_last & FB_SOFTMAX) != 0;
     return r;
 }
 

@@ -60,6 +60,9 @@ typedef struct stack_facts {
     /* opt_init: made by an optimizer's constructor (phase init: no step): its state, made before
      * any step (torch.optim.Adagrad's sums; phases_acc.opt_init) */
     uint8_t opt_init : 1;
+    /* softmax: made by a softmax the caller called (FB_SOFTMAX as the outermost operator): a
+     * plain attention's weights, S·H·T·T (infer.h INFER_MADE_SOFTMAX) */
+    uint8_t softmax : 1;
 } stack_facts;
 _Static_assert(sizeof(stack_facts) == 14, "stack_facts: 14 bytes");
 

@@ -44,6 +44,10 @@ enum {
                               * ones, full, empty; not a tensor's *_like copy of a shape) */
     FB_DATA_LINE = 1 << 30,  /* (phases_acc_mark_data) its own line keeps data (datasrc.h) */
 };
+/* a softmax's forward (softmax, softmax_int, _softmax; not log_softmax nor a backward): a plain
+ * attention's weights over its S·H·T·T scores, where it is the op the caller called (phases_acc
+ * op_last); the last bit, past an enum's int */
+#define FB_SOFTMAX 0x80000000u
 
 /* phases_native_bits: what a native frame says, from its function's name (demangled) */
 uint32_t phases_native_bits(const char *fn);

@@ -78,6 +78,10 @@ uint32_t phases_native_bits(const char *fn)
                  ? FB_FILLED
                  : 0;
         b |= !strncmp(o, "to_dtype::", 10) ? FB_TO_DTYPE : 0;
+        b |= !strncmp(o, "softmax::", 9) || !strncmp(o, "softmax_int::", 13) ||
+                     !strncmp(o, "_softmax::", 10)
+                 ? FB_SOFTMAX
+                 : 0;
         b |= !strncmp(o, "randn", 5) || !strncmp(o, "rand_like", 9) || !strncmp(o, "rand::", 6) ||
                      !strncmp(o, "normal", 6)
                  ? FB_NOISE

@@ -334,5 +334,5 @@ int replay_phase_made(state *s, uint32_t id)
            (f->f.input ? INFER_MADE_INPUT : 0) | (f->f.phase == PHASE_INIT ? INFER_MADE_INIT : 0) |
            (f->f.workspace ? INFER_MADE_WORKSPACE : 0) |
            (f->f.phase == PHASE_EVAL ? INFER_MADE_EVAL : 0) | (f->f.data ? INFER_MADE_DATA : 0) |
-           (f->f.opt_init ? INFER_MADE_OPTIM : 0);
+           (f->f.opt_init ? INFER_MADE_OPTIM : 0) | (f->f.softmax ? INFER_MADE_SOFTMAX : 0);
 }

@@ -398,7 +398,7 @@ int config_key_shown(const nano_config *c, config_key k, int transformer)
     if (transformer == CONFIG_SHOW_NO_VOCAB && k == CFG_vocab_size)
         tkey = 1, transformer = CONFIG_SHOW_OTHER;
     return transformer || !tkey || s == CONFIG_SRC_FILE || s == CONFIG_SRC_ARG ||
-           s == CONFIG_SRC_FLAG;
+           s == CONFIG_SRC_FLAG || (k == CFG_block_size && c->t_blocks);
 }
 
 const char *config_key_name(config_key k)

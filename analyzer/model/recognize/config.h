@@ -136,6 +136,9 @@ typedef struct nano_config {
      * (SimCSE's sentence twice, two views of an image): B counts sequences, B / k the flag's
      * (model_batch_seen); 0: one each */
     int batch_per;
+    /* 1: T was read from the blocks' own tensors where the flag named a length they never saw
+     * (model_seq_encoder): shown for any model, as the flag's T would have been */
+    int t_blocks;
     /* the first forward's T where the moment explained ran another with the same micro-batch (a
      * sequence-length warm-up: model_batch_seen), its token batch's tokens then (t_first_tokens),
      * and the moment's (t_now_tokens); 0: T did not change, or the trace does not tell */
