@@ -382,7 +382,7 @@ void predict_train_share(const gpt_shape *s, double tp, int frac_how)
                                           * rest frozen") */
         printf("with a gradient: %.2f M parameters, %.2f %% of the model's (the rest had none "
                "where the gradients were most: frozen, or weights a step did not reach, as an "
-               "expert the router sent no token or a branch not taken: not told apart): gradients "
+               "expert its router did not choose or a branch not taken: not told apart): gradients "
                "and the optimizer's state for those alone\n",
                tp / 1e6, 100.0 * s->train_frac);
     else /* LoRA, frozen layers */

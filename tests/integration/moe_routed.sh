@@ -51,7 +51,7 @@ for n in ("never", "later", "bias", "out", "renamed"):
             bad.append("%s: trainable %s, the gradients' elements %d" % (n, rec["trainable_params"], t["params"] - t["params_never_grad"]))
         if rec.get("trainable_params_rest_untold") is not True:
             bad.append("%s: JSON trainable_params_rest_untold %r" % (n, rec.get("trainable_params_rest_untold")))
-        if not row or "a step did not reach (an expert the router sent no token" not in row[0] or \
+        if not row or "a step did not reach (an expert its router did not choose" not in row[0] or \
                 "does not tell them apart" not in row[0]:
             bad.append("%s: %s" % (n, row))
         if "with a gradient: " not in pred:

@@ -171,7 +171,7 @@ unsigned recognize_trainable(const recognize_input *in, run_recognition *out, un
             snprintf(out->trainable_where, sizeof out->trainable_where,
                      "the gradients' elements at their most; the other weights had no gradient "
                      "then: frozen weights or buffers, an EMA's or a teacher's copy, or weights "
-                     "a step did not reach (an expert the router sent no token, a branch not "
+                     "a step did not reach (an expert its router did not choose, a branch not "
                      "taken): the trace does not tell them apart");
         else
             snprintf(out->trainable_where, sizeof out->trainable_where,
