@@ -15,7 +15,8 @@
  * the adapters are fp32 (as peft makes them) when autocast copies them only, half their
  * gradients' bytes, or peft casts the 16-bit input to their dtype (_cast_input_dtype made a
  * tensor: without autocast): those count at 4 B. So do a program's own adapters over a model
- * the weights' sizes said 16-bit (infer_weights.c), copied alone, half their gradients' bytes.
+ * the weights' sizes said 16-bit (infer_weights.c), copied alone, half their gradients' bytes,
+ * whether or not the first forward made B·T×V logits (a generation's makes the last token's).
  * The bytes per element of what trains (2 or 4); 0: nothing changed. */
 unsigned report_params16(report_ctx *c, replay_result *r, const run_facts *f)
 {
@@ -28,8 +29,12 @@ unsigned report_params16(report_ctx *c, replay_result *r, const run_facts *f)
      * weights whose copies autocast kept there */
     int sized = f->inferred && c->inferred.elem_by_sizes && !c->inferred.master_bytes;
     uint64_t kept = !grads && sized && copies ? c->inferred.trained_by_copies : 0;
+    /* the first forward's 16-bit logits say the weights are; where no B·T×V logits were
+     * read (a generation's first forward makes the last position's alone), the weights' sizes
+     * said so and the gradients' dtype is asked of autocast's copies below */
+    int lg16 = lg->known && lg->value == 2 && !f->grad_scaler;
     if (!f->inferred || !r->inferred_from || !r->tensor_mode || !r->has_cat_peaks ||
-        (!kept && (!lg->known || lg->value != 2 || f->grad_scaler)) ||
+        (!kept && !lg16 && !(sized && grads && copies)) ||
         f->compile_frames != MODEL_COMPILE_NOT_SEEN)
         return 0;
     if (!f->casts_visible || c->inferred.master_bytes) /* (no copy seen says nothing; the
@@ -41,7 +46,8 @@ unsigned report_params16(report_ctx *c, replay_result *r, const run_facts *f)
                                         (peft || (sized && copies + grads / 16 >= grads / 2))
                                   : peft && tables_code_find(r->t, "/peft/", NULL,
                                                              "._cast_input_dtype", NULL, 0)));
-    if (copies && !adapters32)
+    int halves = sized && copies + grads / 16 >= grads / 2 && copies <= grads / 2 + grads / 16;
+    if ((copies && !adapters32) || (!lg16 && !kept && !halves))
         return 0;
     /* 16-bit logits are the head's: where its V×d weight got no gradient, the weights trained
      * are a small part of all (under a half) and nothing says theirs are 16-bit, the logits
@@ -55,7 +61,7 @@ unsigned report_params16(report_ctx *c, replay_result *r, const run_facts *f)
                         ? (uint64_t)hv->value * (uint64_t)hd->value * (uint64_t)he->value
                         : 0,
              weights = r->cat_peak[CAT_PARAMETERS];
-    int apart = !kept && !adapters32 && !peft && grads && grads < weights / 2 && head &&
+    int apart = lg16 && !kept && !adapters32 && !peft && grads && grads < weights / 2 && head &&
                 !infer_pass_grad_has(r->inferred_from, head);
     char part[256];
     if (apart)
@@ -64,27 +70,28 @@ unsigned report_params16(report_ctx *c, replay_result *r, const run_facts *f)
                  "weight; the trained ones (%.1f %% of the weights' bytes; no gradient of the "
                  "head's size) counted fp32: the trace does not give their dtype",
                  100.0 * (double)grads / (double)weights);
-    infer_pass_params16(
-        r->inferred_from,
-        apart                 ? part
-        : kept                ? "16-bit parameters: the weights' sizes (a block's d×d "
-                                "projections at 2 B an element, none at 4 B), and the trained ones "
-                                "fp32: autocast's copies of them alone kept at the out-of-memory "
-                                "error"
-        : adapters32 && !peft ? "16-bit parameters: the weights' sizes (a block's d×d projections "
-                                "at 2 B an element, none at 4 B), and the trained ones fp32: the "
-                                "first forward made 16-bit copies of them alone (half their "
-                                "gradients' bytes)"
-        : adapters32          ? "16-bit parameters: the first forward made 16-bit logits "
-                                "and 16-bit copies of the trained LoRA adapters only "
-                                "(fp32: half their gradients' bytes), none of the frozen "
-                                "weights"
-                              : "16-bit parameters: the first forward made 16-bit logits "
-                                "and no 16-bit copy of a weight (autocast makes those of "
-                                "fp32 weights)",
-        kept                  ? kept
-        : adapters32 || apart ? grads
-                              : 0);
+    infer_pass_params16(r->inferred_from,
+                        apart ? part
+                        : kept
+                            ? "16-bit parameters: the weights' sizes (a block's d×d "
+                              "projections at 2 B an element, none at 4 B), and the trained ones "
+                              "fp32: autocast's copies of them alone kept at the out-of-memory "
+                              "error"
+                        : adapters32 && (!peft || !lg16)
+                            ? "16-bit parameters: the weights' sizes (a block's d×d projections "
+                              "at 2 B an element, none at 4 B), and the trained ones fp32: the "
+                              "first forward made 16-bit copies of them alone (half their "
+                              "gradients' bytes)"
+                        : adapters32 ? "16-bit parameters: the first forward made 16-bit logits "
+                                       "and 16-bit copies of the trained LoRA adapters only "
+                                       "(fp32: half their gradients' bytes), none of the frozen "
+                                       "weights"
+                                     : "16-bit parameters: the first forward made 16-bit logits "
+                                       "and no 16-bit copy of a weight (autocast makes those of "
+                                       "fp32 weights)",
+                        kept                  ? kept
+                        : adapters32 || apart ? grads
+                                              : 0);
     if (apart)
         infer_pass_head16(r->inferred_from);
     infer_pass *p = infer_pass_copy(r->inferred_from);

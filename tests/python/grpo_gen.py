@@ -2,7 +2,8 @@
 GRPOConfig flags: --per_device_train_batch_size (completions per device, a multiple of
 --num_generations), --num_generations G, --max_prompt_length, --max_completion_length,
 --gradient_accumulation_steps, --beta (KL weight), --temperature, --learning_rate, --bf16,
---lora_r / --lora_alpha (peft LoRA on q/k/v/o), --max_steps): each step the B/G prompts are
+--lora_r / --lora_alpha (peft LoRA on q/k/v/o), --max_steps; --beta 0 loads no reference
+model, as TRL's GRPOTrainer does not): each step the B/G prompts are
 repeated G times and completed by the policy under no_grad with a KV cache (a prefill of the
 prompts, then one token at a time, the cache growing by concatenation), the frozen bf16
 reference model (a second copy of the base weights, eval, no gradients) scores the completions
@@ -90,15 +91,15 @@ def main():
                          max_position_embeddings=2048)
     base = tf.LlamaForCausalLM(cfg)
     base.to(torch.bfloat16)
-    ref = copy.deepcopy(base)
-    for p in ref.parameters():
+    ref = copy.deepcopy(base) if a.beta else None     # (beta 0: TRL loads no reference model)
+    for p in ref.parameters() if ref is not None else []:
         p.requires_grad_(False)
-    ref.eval()
+    ref.eval() if ref is not None else None
     model = get_peft_model(base, LoraConfig(r=a.lora_r, lora_alpha=a.lora_alpha,
                                             target_modules=["q_proj", "k_proj", "v_proj", "o_proj"]))
     pol = list(model.parameters())
     trainable = [p for p in pol if p.requires_grad]
-    refp = list(ref.parameters())
+    refp = list(ref.parameters()) if ref is not None else []
     L = a.max_prompt_length + a.max_completion_length
     truth = {"program": "grpo_gen.py", "family": "grpo-llama-lora", "params": sum(p.numel() for p in pol + refp),
              "policy_params": sum(p.numel() for p in pol), "reference_params": sum(p.numel() for p in refp),
@@ -111,8 +112,10 @@ def main():
     phase = "init"
     try:
         model.to("cuda")
-        ref.to("cuda")
+        ref.to("cuda") if ref is not None else None
         truth["param_bytes"] = tensor_bytes(pol + refp)
+        truth["reference_bytes"] = tensor_bytes(refp)
+        truth["frozen_policy_bytes"] = tensor_bytes(p for p in pol if not p.requires_grad)
         truth["trainable_param_bytes"] = tensor_bytes(trainable)
         opt = torch.optim.AdamW(trainable, lr=a.learning_rate, fused=True)
         for step in range(a.max_steps):
@@ -126,12 +129,13 @@ def main():
                 model.train()
                 phase = "reference"
                 with torch.no_grad(), torch.autocast("cuda", dtype=torch.bfloat16):
-                    ref_logps = per_token_logps(ref, ids, a.max_completion_length, a.temperature)
+                    ref_logps = (per_token_logps(ref, ids, a.max_completion_length, a.temperature)
+                                 if ref is not None else None)
                 advantages = torch.randn(B, 1).to("cuda")
                 phase = "forward"
                 with torch.autocast("cuda", dtype=torch.bfloat16):
                     logps = per_token_logps(model, ids, a.max_completion_length, a.temperature)
-                    kl = torch.exp(ref_logps - logps) - (ref_logps - logps) - 1
+                    kl = torch.exp(ref_logps - logps) - (ref_logps - logps) - 1 if ref is not None else 0
                     ratio = torch.exp(logps - logps.detach())
                     loss = (-(ratio * advantages) + kl * a.beta).mean() / a.gradient_accumulation_steps
                 phase = "backward"

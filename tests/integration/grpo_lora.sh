@@ -1,0 +1,46 @@
+#!/bin/sh
+# grpo_lora.sh — GRPO with LoRA adapters (tests/python/grpo_gen.py, SIMULATED: TRL's step, a bf16
+# Llama policy with fp32 LoRA adapters generating --num_generations completions of each prompt,
+# a frozen bf16 reference model, AdamW on the adapters), against the program's own truth
+# (VRAMTRACE_TORCH_STATS):
+#  - the trainable count and the optimizer's state per trainable parameter (the adapters fp32
+#    beside 16-bit weights: a generation's first forward reads no B·T×V logits) had been twice
+#    the program's and half its 8 B, "in the parameters' 16 bits";
+set -u
+. "$ROOT/tests/sim_env.sh"
+run() { # NAME ARGS...: runs grpo_gen.py under vramtrace, NAME.txt / NAME.json / NAME.truth
+    name=$1
+    shift
+    timeout 300 "$VT" run -q --card 4GiB -o "$name.vt" -- python3 "$ROOT/tests/python/grpo_gen.py" "$@" \
+        </dev/null >"$name.out" 2>&1 || fail "$name: run failed: $(tail -n 3 "$name.out")"
+    report_both "$name"
+    sed -n 's/^VRAMTRACE_TORCH_STATS //p' "$name.out" >"$name.truth"
+    [ -s "$name.truth" ] || fail "$name: no VRAMTRACE_TORCH_STATS line"
+}
+run g8  # (its defaults: --per_device_train_batch_size 8, --num_generations 8)
+run g4 --per_device_train_batch_size 16 --num_generations 4 --beta 0
+run g16 --per_device_train_batch_size 16 --num_generations 8
+python3 - g8 g4 g16 <<'PY' || fail "see above"
+import json, re, sys
+bad = []
+for name in sys.argv[1:]:
+    j = json.load(open(name + ".json"))
+    t = json.loads(open(name + ".truth").read())
+    txt = open(name + ".txt").read()
+    rec = j["recognized"]
+    # the adapters: their count and their fp32 state
+    if rec.get("trainable_params") != t["trainable_params"]:
+        bad.append("%s: trainable %r, the program's %d" % (name, rec.get("trainable_params"), t["trainable_params"]))
+    bpp = rec["optimizer"].get("state_bytes_per_trainable_param")
+    want = t["optim_state_bytes"] / t["trainable_params"]
+    if bpp is None or abs(bpp - want) > 0.01 * want:
+        bad.append("%s: %r B of state per trainable parameter, the program's %.2f" % (name, bpp, want))
+    if "16 bits" in rec["optimizer"]["text"]:
+        bad.append("%s: optimizer %r (its state is fp32)" % (name, rec["optimizer"]["text"]))
+    p = j["inferred"]["params"]["value"]
+    if abs(p - t["params"]) * 2 > t["trainable_params"]:
+        bad.append("%s: P %d, the program's %d" % (name, p, t["params"]))
+print("\n".join(bad))
+raise SystemExit(1 if bad else 0)
+PY
+echo "grpo_lora: ok (the adapters' count and fp32 state as the program's)"
