@@ -6,6 +6,9 @@
 #  - the trainable count and the optimizer's state per trainable parameter (the adapters fp32
 #    beside 16-bit weights: a generation's first forward reads no B·T×V logits) had been twice
 #    the program's and half its 8 B, "in the parameters' 16 bits";
+#  - the script requires its micro-batch be a multiple of --num_generations (assert B % G == 0,
+#    B // G prompts): advice had offered micro-batches that split its groups, "same final
+#    model"; every batch it offers now is a multiple of G, and says its groups stay whole;
 set -u
 . "$ROOT/tests/sim_env.sh"
 run() { # NAME ARGS...: runs grpo_gen.py under vramtrace, NAME.txt / NAME.json / NAME.truth
@@ -40,7 +43,27 @@ for name in sys.argv[1:]:
     p = j["inferred"]["params"]["value"]
     if abs(p - t["params"]) * 2 > t["trainable_params"]:
         bad.append("%s: P %d, the program's %d" % (name, p, t["params"]))
+    # the batches advice offers: multiples of G, whole groups
+    B, G = t["batch_size"], t["num_generations"]
+    for a in j["advice"]:
+        b = a.get("batch_size")
+        if b is None or b == B:
+            continue
+        if b % G:
+            bad.append("%s: %r offers a micro-batch of %d, not a multiple of --num_generations %d" % (name, a["change"], b, G))
+        if "same final model" in a["note"] and "whole groups" not in a["note"]:
+            bad.append("%s: %r: %r" % (name, a["change"], a["note"]))
+    lb = j["prediction"].get("largest_batch_size")
+    if lb and lb % G:
+        bad.append("%s: largest micro-batch %d, not a multiple of %d" % (name, lb, G))
+    m = re.search(r"largest micro-batch that fits[^:]*: (\d+)", txt)
+    if m and int(m.group(1)) % G:
+        bad.append("%s: text's largest micro-batch %s" % (name, m.group(1)))
+# B 16 over G 4: 8 and 4 keep its groups whole (offered, said so); over G 8, 4 would split them
+j = json.load(open("g4.json"))
+if not any(a.get("batch_size") == 4 and "whole groups of --num_generations 4" in a["note"] for a in j["advice"]):
+    bad.append("g4: no micro-batch of 4 said to keep whole groups: %s" % [(a["change"], a["note"]) for a in j["advice"]])
 print("\n".join(bad))
 raise SystemExit(1 if bad else 0)
 PY
-echo "grpo_lora: ok (the adapters' count and fp32 state as the program's)"
+echo "grpo_lora: ok (the adapters' count and fp32 state, micro-batches offered in whole groups of --num_generations)"

@@ -82,6 +82,8 @@ static int knob_item(advice_item *items, int n, int max, const model_calib *c, c
 static int batch_item(advice_item *items, int n, int max, const model_calib *c,
                       const gpt_shape *cur, uint64_t B, uint64_t A, uint64_t capacity)
 {
+    if (cur->B_multiple > 1 && B % cur->B_multiple)
+        return n; /* (a batch the program refuses: its groups, GRPO's completions of a prompt) */
     uint64_t own = formula_accum_own(cur, B); /* (YOLOv5's round(64 / B): not a choice) */
     for (int i = 0; own && i < n; i++)
         if (items[i].shape.B == B && items[i].shape.A == own && !items[i].shape.eval_B)
@@ -183,7 +185,8 @@ int advice_candidates(const model_calib *c, const gpt_shape *cur, uint64_t capac
         uint64_t top = advice_largest_batch(c, cur, capacity, ADVICE_HEADROOM);
         for (uint64_t b = top < cur->B - 1 ? top : cur->B - 1; b >= 1; b--) {
             uint64_t own = formula_accum_own(cur, b); /* (the program's count at b) */
-            if (own ? own * b != eff : eff % b != 0)
+            if ((own ? own * b != eff : eff % b != 0) ||
+                (cur->B_multiple > 1 && b % cur->B_multiple))
                 continue;
             uint64_t a = own ? own : cur->accum_unknown ? cur->A * (eff / b) : eff / b;
             gpt_shape s = *cur;

@@ -108,7 +108,7 @@ uint64_t advice_largest_batch(const model_calib *c, const gpt_shape *s, uint64_t
     t.B = hi;
     advice_predict(c, &t, &p);
     if (advice_fits(p.required_bytes, capacity, headroom) == 1)
-        return hi;
+        return hi - (s->B_multiple > 1 ? hi % s->B_multiple : 0);
     while (hi - lo > 1) {
         uint64_t mid = lo + (hi - lo) / 2;
         t.B = mid;
@@ -118,6 +118,8 @@ uint64_t advice_largest_batch(const model_calib *c, const gpt_shape *s, uint64_t
         else
             hi = mid;
     }
+    if (s->B_multiple > 1) /* (the program takes multiples of it alone: GRPO's groups) */
+        lo -= lo % s->B_multiple;
     return lo;
 }
 

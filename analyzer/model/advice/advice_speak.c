@@ -285,6 +285,22 @@ static void carried(advice_item *it, const gpt_shape *cur, const char *where)
              where, (unsigned long long)it->shape.B, (unsigned long long)cur->B, rest);
 }
 
+/* whole_groups: a program that takes micro-batches of whole groups alone (cfg->batch_multiple:
+ * GRPO's completions of one prompt, whose rewards are normalized within the group): "same final
+ * model" holds because each micro-batch keeps its groups whole, said with it */
+static void whole_groups(advice_item *it, const gpt_shape *cur, const nano_config *cfg)
+{
+    char *p = strstr(it->note, "same final model");
+    if (!p || it->shape.B == cur->B)
+        return;
+    char rest[200];
+    snprintf(rest, sizeof rest, "%s", p + strlen("same final model"));
+    snprintf(p, sizeof it->note - (size_t)(p - it->note),
+             "same final model: each micro-batch of %llu holds whole groups of %s %lld (%s)%s",
+             (unsigned long long)it->shape.B, cfg->batch_multiple, cfg->batch_multiple_v,
+             cfg->batch_multiple_where, rest);
+}
+
 void advice_speak(advice_item *items, int n, const nano_config *cfg, const gpt_shape *cur,
                   const run_recognition *rec)
 {
@@ -294,6 +310,8 @@ void advice_speak(advice_item *items, int n, const nano_config *cfg, const gpt_s
             carried(&items[i], cur, rec->carried);
         else if (rec->batchnorm)
             batch_statistics(&items[i], cur, rec->lm_head == 1);
+        else if (cfg->batch_multiple[0] && cur->B_multiple > 1) /* (its loss: the groups') */
+            whole_groups(&items[i], cur, cfg);
         else if (rec->lm_head != 1)
             samples_alone(&items[i], cur);
 }
@@ -448,7 +466,9 @@ int advice_keep_effective(const gpt_shape *s, uint64_t lb, uint64_t *b, uint64_t
         eff = s->B;
     int follows = formula_accum_own(s, s->B) == s->A; /* (not another A given to predict) */
     for (uint64_t k = lb < eff ? lb : eff, own; k >= 1; k--)
-        if (follows && (own = formula_accum_own(s, k)) != 0) { /* (the program's count at k) */
+        if (s->B_multiple > 1 && k % s->B_multiple) /* (not a batch the program takes) */
+            continue;
+        else if (follows && (own = formula_accum_own(s, k)) != 0) { /* (the program's count at k) */
             if (own * k == eff) {
                 *b = k, *a = own;
                 return 1;

@@ -285,7 +285,8 @@ int model_build_head(model_result *m, const run_facts *f, const model_opts *o, c
     model_complete_tokens(&m->cfg, f, eval_b, eval_flag);
     model_batch_seen(&m->cfg, f);
     config_apply_script(&m->cfg, f->argc, f->argv);
-    config_script_nominal(&m->cfg, f->argc, f->argv); /* (YOLOv5's round(64 / B)) */
+    config_script_nominal(&m->cfg, f->argc, f->argv);  /* (YOLOv5's round(64 / B)) */
+    config_script_multiple(&m->cfg, f->argc, f->argv); /* (GRPO's B % G == 0) */
     model_seq_flag(&m->cfg, f); /* (after the flags: a T its batches or blocks never reached) */
     model_width_vocab(m, f);
     model_cache_passes(&m->cfg, f); /* (a representation cache's: no B, no A) */

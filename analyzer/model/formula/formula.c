@@ -32,6 +32,8 @@ void formula_shape_from_config(const nano_config *c, gpt_shape *s)
     s->compile = (int)c->v[CFG_compile].i;
     if (c->accum_nbs > 0) /* (the program's own count at each micro-batch) */
         s->nbs = (uint64_t)c->accum_nbs, s->nbs_floor = (uint64_t)c->accum_nbs_floor;
+    if (c->batch_multiple_v > 1) /* (the script's own requirement: config_script_multiple) */
+        s->B_multiple = (uint64_t)c->batch_multiple_v;
 }
 
 uint64_t formula_accum_own(const gpt_shape *s, uint64_t b)

@@ -75,6 +75,10 @@ typedef struct gpt_shape {
      * (YOLOv5's nominal batch 64: config_script_nominal): a what-if's B runs with that count
      * (formula_accum_own), no code change; 0: not so */
     uint64_t nbs, nbs_floor;
+    /* > 1: every micro-batch is a multiple of it (the program checks or divides its batch by
+     * another flag: GRPO's completions per prompt, config_script_multiple); advice offers no
+     * other; 0: none */
+    uint64_t B_multiple;
 } gpt_shape;
 
 /* The documents' formula (formula.md §2), with its worked-example quantities. */

@@ -152,6 +152,12 @@ typedef struct nano_config {
      * --max-physical-batch-size: config_script_physical), A = batch_global_v / B: no flag of A,
      * a change of it spelled through batch_global */
     int batch_split;
+    /* the flag the recorded script requires the micro-batch be a multiple of
+     * (config_script_multiple: "--num_generations"), its value, and where the script says so
+     * ("grpo.py:96: assert B % G == 0"); "" and 0: none */
+    char batch_multiple[48];
+    long long batch_multiple_v;
+    char batch_multiple_where[160];
     /* accum_nbs > 0: the recorded script sets its accumulation from its micro-batch itself, A =
      * max(round(accum_nbs / B), accum_nbs_floor) (YOLOv5's nominal batch, 64, and 1:
      * config_script_nominal): any B is run with the program's own count at it; 0: not so */

@@ -54,9 +54,10 @@ static int device_word(const char *w, size_t l)
     return 0;
 }
 
-/* names_device: a divisor that counts devices or processes (args.batch // args.world_size,
+/* scriptflags_names_device (scriptflags.h): a divisor that counts devices or processes (args.batch
+ * // args.world_size,
  * // args.ngpus: a data-parallel split, no accumulation), by a word of its name (lower-case) */
-static int names_device(const char *name)
+int scriptflags_names_device(const char *name)
 {
     for (const char *w = name; *w;) {
         size_t l = strcspn(w, "_");
@@ -182,7 +183,7 @@ static int accum_from(nano_config *c, const config_recfile *f, const char *s, co
         int k = flag_of(fl, n, dest);
         int given;
         char sep;
-        long long A = k < 0 || !strcmp(dest, bdest) || names_device(dest)
+        long long A = k < 0 || !strcmp(dest, bdest) || scriptflags_names_device(dest)
                           ? 0
                           : cmdline_value(&fl[k], argc, argv, &given, &sep);
         if (A <= 1 || G % A || (a->src == CONFIG_SRC_TRACE && a->i != A) ||

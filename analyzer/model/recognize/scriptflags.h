@@ -79,6 +79,16 @@ void config_script_global(nano_config *c, int argc, const char *const *argv, lon
  * scriptaccum.c. */
 void config_script_physical(nano_config *c, int argc, const char *const *argv,
                             const infer_result *ir);
+/* config_script_multiple: a micro-batch the recorded script requires to be a multiple of another
+ * of its flags (scriptmultiple.c): its batch flag's value taken modulo that flag's or divided by
+ * it (assert B % G == 0, B // G: GRPO's prompts each completed --num_generations times), through
+ * its namespace or names bound to them; that flag (c->batch_multiple), its value and the line
+ * (batch_multiple_where, "grpo.py:96: assert B % G == 0"); "" where none (or the batch flag is
+ * read as B·A: config_script_batches first) */
+void config_script_multiple(nano_config *c, int argc, const char *const *argv);
+/* scriptflags_names_device: a flag's name (lower case) says a count of devices or processes
+ * (ngpus, world_size, num_processes): a division by it splits the batch across them */
+int scriptflags_names_device(const char *name);
 /* config_script_batches: config_script_global (trace_b: ir's first forward's B, a training
  * pass's) then config_script_physical, as a traced run's model reads them (model.c) */
 void config_script_batches(nano_config *c, int argc, const char *const *argv,
