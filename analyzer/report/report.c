@@ -461,6 +461,11 @@ static int report_fill(report_ctx *c)
                                             : &r->at_peak,
                         r->t, &wc) == 1)
         ri.copy_tensors = wc.tensors, ri.copy_bytes = wc.bytes, ri.copy_reordered = wc.reordered;
+    if (weights_copy_beside_at(r->has_oom          ? &r->at_oom
+                               : f->has_at_tensors ? &r->at_tensors
+                                                   : &r->at_peak,
+                               &wc, &ri.beside_extra) == 1)
+        ri.beside_tensors = wc.tensors, ri.beside_bytes = wc.bytes;
     recognize_run(&ri, &c->recog);
     f->recog = &c->recog;
     if (c->recog.family == FAM_ENCODER_DECODER && f->inferred) {

@@ -9,6 +9,10 @@
 #  - the script requires its micro-batch be a multiple of --num_generations (assert B % G == 0,
 #    B // G prompts): advice had offered micro-batches that split its groups, "same final
 #    model"; every batch it offers now is a multiple of G, and says its groups stay whole;
+#  - the frozen reference model (a copy of the base without the adapters interleaved in the
+#    policy's weights) had been called the frozen base with it, "the 74.8 MiB ... are the frozen
+#    base model under peft's LoRA adapters" of 37.4 MiB of base and 37.4 of reference; now each
+#    as the program's (--beta 0 loads no reference: the base alone).
 set -u
 . "$ROOT/tests/sim_env.sh"
 run() { # NAME ARGS...: runs grpo_gen.py under vramtrace, NAME.txt / NAME.json / NAME.truth
@@ -59,6 +63,17 @@ for name in sys.argv[1:]:
     m = re.search(r"largest micro-batch that fits[^:]*: (\d+)", txt)
     if m and int(m.group(1)) % G:
         bad.append("%s: text's largest micro-batch %s" % (name, m.group(1)))
+    # the weights that take no gradient: the frozen base, and the reference model's copy
+    w = rec["ema"]["where"]
+    mib = lambda b: b / 1048576.0
+    m = re.search(r"of the [\d.]+ MiB of weights that take no gradient, ([\d.]+) MiB are the frozen base under peft's LoRA adapters, ([\d.]+) MiB a copy of it", w)
+    one = re.search(r"the ([\d.]+) MiB of weights that take no gradient are the frozen base model", w)
+    near = lambda said, b: abs(float(said) - mib(b)) <= 0.05 + 0.01 * mib(b)
+    if t["reference_bytes"]:
+        if not m or not near(m.group(1), t["frozen_policy_bytes"]) or not near(m.group(2), t["reference_bytes"]):
+            bad.append("%s: %r; the program's frozen base %.1f MiB, reference %.1f MiB" % (name, w, mib(t["frozen_policy_bytes"]), mib(t["reference_bytes"])))
+    elif m or not one or not near(one.group(1), t["frozen_policy_bytes"]):
+        bad.append("%s (no reference model): %r; the program's frozen base %.1f MiB" % (name, w, mib(t["frozen_policy_bytes"])))
 # B 16 over G 4: 8 and 4 keep its groups whole (offered, said so); over G 8, 4 would split them
 j = json.load(open("g4.json"))
 if not any(a.get("batch_size") == 4 and "whole groups of --num_generations 4" in a["note"] for a in j["advice"]):
@@ -66,4 +81,4 @@ if not any(a.get("batch_size") == 4 and "whole groups of --num_generations 4" in
 print("\n".join(bad))
 raise SystemExit(1 if bad else 0)
 PY
-echo "grpo_lora: ok (the adapters' count and fp32 state, micro-batches offered in whole groups of --num_generations)"
+echo "grpo_lora: ok (the adapters' count and fp32 state, the frozen base and the reference model as the program's; micro-batches offered in whole groups of --num_generations)"

@@ -168,11 +168,24 @@ static void recognize_ema(const recognize_input *in, int frames, run_recognition
     } else if (frames && room && out->feat[FEATURE_LORA].state == FEAT_ON) {
         /* peft's LoRA: the weights with no gradient are the frozen base it adapts (a LoRA run
          * had been told they "can hold a copy the program keeps itself", its OOM run "off") */
-        snprintf(msg, sizeof msg,
-                 "no code of an EMA of the weights ran (diffusers' EMAModel, timm's ModelEma, "
-                 "AveragedModel, torch_ema); the %.1f MiB of weights that take no gradient are "
-                 "the frozen base model under peft's LoRA adapters",
-                 (double)rest / 1048576.0);
+        /* beside it a copy of its weights but the adapters (the extra bytes the trained
+         * ones'): a frozen reference model's, a teacher's (GRPO's had been called the base) */
+        uint64_t x = in->beside_extra, cb = in->beside_bytes;
+        if (in->beside_tensors && cb < rest && x + x / 64 >= trained && x <= trained + trained / 64)
+            snprintf(msg, sizeof msg,
+                     "no code of an EMA of the weights ran (diffusers' EMAModel, timm's ModelEma, "
+                     "AveragedModel, torch_ema); of the %.1f MiB of weights that take no "
+                     "gradient, %.1f MiB are the frozen base under peft's LoRA adapters, "
+                     "%.1f MiB a copy of it without them (%zu tensors: a frozen reference model, "
+                     "a teacher)",
+                     (double)rest / 1048576.0, (double)(rest - cb) / 1048576.0,
+                     (double)cb / 1048576.0, in->beside_tensors);
+        else
+            snprintf(msg, sizeof msg,
+                     "no code of an EMA of the weights ran (diffusers' EMAModel, timm's ModelEma, "
+                     "AveragedModel, torch_ema); the %.1f MiB of weights that take no gradient "
+                     "are the frozen base model under peft's LoRA adapters",
+                     (double)rest / 1048576.0);
         set(&out->feat[FEATURE_EMA], FEAT_OFF, msg);
     } else if (frames && out->grads_cut == 2 && rest) {
         /* (a step of a new kind cut short: a GAN's generator step after its critic's) */

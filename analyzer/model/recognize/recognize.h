@@ -164,6 +164,11 @@ typedef struct recognize_input {
      * tensors and bytes; 0: none found */
     size_t copy_tensors;
     uint64_t copy_bytes;
+    /* weights_copy.h beside: a copy of the weights but for tensors interleaved in them (LoRA's
+     * adapters absent from a copy of the base: a frozen reference model), its tensors, bytes and
+     * the extra tensors' bytes; 0: none found */
+    size_t beside_tensors;
+    uint64_t beside_bytes, beside_extra;
     int copy_reordered;    /* weights_copy.h reordered: 0 in order, 1 copy.deepcopy made it, 2 made
                             * by stacks apart from the model's, both in another order */
     uint64_t optim_ctor;   /* tensors an optimizer's constructor made, its state (replay.h

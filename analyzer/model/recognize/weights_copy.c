@@ -234,3 +234,77 @@ int weights_copy_at(const replay_snapshot *s, const tables *t, weights_copy *out
     free(deep);
     return rc;
 }
+
+/* beside_match: the run [a, a + k) matched in order against the tensors from l on, stepping by
+ * dir (+1: the longer run after it, -1: before it, its matching from the ends), tensors of the
+ * longer that match none skipped; their bytes into *extra; 1 where every one matched with at
+ * most an eighth of the run's bytes skipped */
+static int beside_match(const uint64_t *size, size_t n, size_t a, size_t k, size_t l, int dir,
+                        uint64_t bytes, uint64_t *extra)
+{
+    uint64_t skip = 0;
+    size_t j = dir > 0 ? a : a + k - 1, done = 0;
+    for (size_t i = l; done < k && i<n; i = dir> 0 ? i + 1 : i - 1) {
+        if (size[i] == size[j]) {
+            done++;
+            j = dir > 0 ? j + 1 : j - 1;
+        } else if ((skip += size[i]) > bytes / 8) {
+            return 0;
+        }
+        if (dir < 0 && i == 0)
+            break;
+    }
+    *extra = skip;
+    return done == k;
+}
+
+int weights_copy_beside(const uint64_t *size, size_t n, weights_copy *out, uint64_t *extra)
+{
+    memset(out, 0, sizeof *out);
+    *extra = 0;
+    if (n < 3 || n > WEIGHTS_COPY_MAX)
+        return 0;
+    uint64_t total = 0, head = 0, ex;
+    for (size_t i = 0; i < n; i++)
+        total += size[i];
+    for (size_t m = 1; m < n; m++) {
+        head += size[m - 1];
+        uint64_t tail = total - head;
+        /* the copy after its model ([m, n) against the tensors before m), or before it ([0, m)
+         * against those from m on) */
+        if (n - m >= 2 && beside_match(size, n, m, n - m, m - 1, -1, tail, &ex) && ex &&
+            (2 * tail + ex) * 2 >= total && n - m > out->tensors)
+            out->tensors = n - m, out->bytes = tail, *extra = ex;
+        if (m >= 2 && beside_match(size, n, 0, m, m, 1, head, &ex) && ex &&
+            (2 * head + ex) * 2 >= total && m > out->tensors)
+            out->tensors = m, out->bytes = head, *extra = ex;
+    }
+    return out->tensors != 0;
+}
+
+int weights_copy_beside_at(const replay_snapshot *s, weights_copy *out, uint64_t *extra)
+{
+    memset(out, 0, sizeof *out);
+    *extra = 0;
+    size_t n = 0;
+    for (size_t i = 0; s && i < s->n; i++)
+        n += s->items[i].category == CAT_PARAMETERS && s->items[i].tensor_api;
+    if (n < 3 || n > WEIGHTS_COPY_MAX)
+        return 0;
+    made_size *m = malloc(n * sizeof *m);
+    uint64_t *size = malloc(n * sizeof *size);
+    int rc = -1;
+    if (m && size) {
+        size_t k = 0;
+        for (size_t i = 0; i < s->n; i++)
+            if (s->items[i].category == CAT_PARAMETERS && s->items[i].tensor_api)
+                m[k].event = s->items[i].alloc_event, m[k++].size = s->items[i].size;
+        qsort(m, n, sizeof *m, cmp_event);
+        for (size_t i = 0; i < n; i++)
+            size[i] = m[i].size;
+        rc = weights_copy_beside(size, n, out, extra);
+    }
+    free(m);
+    free(size);
+    return rc;
+}

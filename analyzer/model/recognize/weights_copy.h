@@ -50,8 +50,19 @@ int weights_copy_find(const uint64_t *size, size_t n, weights_copy *out);
  * reordered set), 0, -1 (out of memory). */
 int weights_copy_reordered(const uint64_t *size, const uint32_t *stack, const uint8_t *deep,
                            size_t n, weights_copy *out);
+/* weights_copy_beside: two adjacent runs of weight tensors, the one the same sizes in the same
+ * order as the other's but for a few more tensors interleaved in the longer (LoRA's adapters,
+ * made inside the model they adapt, absent from a copy of its base: a frozen reference model, a
+ * teacher), the longer's extra bytes at most an eighth of the copy's and more than none, the two
+ * together at least half of the weights' bytes; the copy that leaves most tensors matched.
+ * Returns 1 (out->tensors, out->bytes: the shorter run's; *extra: the longer's extra bytes), 0
+ * (none, or n over WEIGHTS_COPY_MAX). */
+int weights_copy_beside(const uint64_t *size, size_t n, weights_copy *out, uint64_t *extra);
 /* weights_copy_at: weights_copy_find of the PyTorch tensors among the parameters live in s, in
  * the order they were made, else weights_copy_reordered (their stacks in t's tables) */
 int weights_copy_at(const replay_snapshot *s, const tables *t, weights_copy *out);
+/* weights_copy_beside_at: weights_copy_beside of the PyTorch tensors among the parameters live
+ * in s, in the order they were made */
+int weights_copy_beside_at(const replay_snapshot *s, weights_copy *out, uint64_t *extra);
 
 #endif
