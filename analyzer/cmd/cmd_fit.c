@@ -40,7 +40,7 @@ static const cli_opt fit_opts[] = {
     {OPT_CARD, "card", "SPEC",
      "emulate a card for every trial (12GiB, 12288MiB, a preset; see\n"
      "below); default: the traced device's memory"},
-    {OPT_ITERS, "iters", "N", "value of {I} in CMD (e.g. --max_iters={I}; default 2)"},
+    {OPT_ITERS, "iters", "N", "value of {I} in CMD (e.g. --max_iters={I}; default 3)"},
     {OPT_MAX_B, "max-b", "N", "largest micro-batch tried (default 1024, or B*A with {A})"},
     {OPT_EFFECTIVE, "effective", "N",
      "effective batch B*A kept with {A} (default: the defaults'\n"
@@ -96,6 +96,7 @@ static int run_trial(fit_job *j, long b, fit_trial *t)
 {
     memset(t, 0, sizeof *t);
     t->b = b;
+    t->iters = j->has_i ? j->iters : 0;
     t->a = j->has_a ? j->effective / b : 0;
     /* the program accumulates (its {A} default is more than 1): a trial keeps at least two
      * micro-steps per optimizer step, so that it measures the gradients alive through the next
@@ -139,6 +140,8 @@ static int run_trial(fit_job *j, long b, fit_trial *t)
     if (!bad)
         fit_seq_flag(n - first, args + first, t);
     t->limit = fit_time_limit(j->timeout, j->base_s, j->base_b, b);
+    if (!j->timeout && j->base_s && j->base_i && j->iters > j->base_i) /* (more steps: longer) */
+        t->limit *= (double)j->iters / (double)j->base_i;
     fprintf(stderr, "vramtrace fit: trying micro-batch %ld", b);
     if (j->has_a)
         fprintf(stderr, " x %ld accumulation steps", t->a_run);
@@ -205,6 +208,7 @@ static int run_trial(fit_job *j, long b, fit_trial *t)
     if (!t->oom && !j->base_s) { /* ran to its end: later trials' limits come from it */
         j->base_s = t->seconds > 0.001 ? t->seconds : 0.001;
         j->base_b = b;
+        j->base_i = j->iters;
     }
     return 0;
 }
@@ -221,7 +225,25 @@ static fit_trial *trial_at(fit_job *j, int k)
     int rc = run_trial(j, j->cand[k], t);
     if (rc < 0 && !t->timed_out)
         return NULL;
-    j->ntrials++; /* a trial that timed out is in the table; the search stops there */
+    /* a fit whose peak still rose at its last step (memory carried from step to step: a
+     * Transformer-XL's memory of past segments fills up over its first steps, and its 2-step
+     * trials had found 32 to fit 8 GiB where 32 ran out of memory in its third step): run again
+     * with twice the iterations until its peak stops rising; the trials after it keep them.
+     * Still rising at FIT_SETTLE_TIMES times the iterations asked: not a fit. */
+    long from = j->iters;
+    while (rc == 0 && t->fits && t->rising && j->has_i && j->iters < from * FIT_SETTLE_TIMES &&
+           j->iters <= 500000 && !g_stop) {
+        fprintf(stderr,
+                "vramtrace fit: micro-batch %ld: its peak still rose at its last step (%ld "
+                "iterations): again with %ld\n",
+                t->b, j->iters, 2 * j->iters);
+        j->iters *= 2;
+        rc = run_trial(j, j->cand[k], t);
+        t->rose_from = from;
+    }
+    if (rc == 0 && t->fits && t->rising && j->has_i)
+        t->fits = 0; /* (its verdict says why) */
+    j->ntrials++;    /* a trial that timed out is in the table; the search stops there */
     if (rc < 0)
         return NULL;
     char peak[32];
@@ -358,7 +380,7 @@ int cmd_fit(int argc, char **argv)
     memset(j, 0, sizeof *j);
     const char *dir = NULL;
     int json = 0, k;
-    j->iters = 2;
+    j->iters = 3; /* (the third step's peak against the second's: memory still rising) */
     cli p;
     cli_init(&p, "fit", fit_opts, CLI_STOP_AT_OPERAND);
     while ((k = cli_next(&p, argc, argv)) != CLI_END) {

@@ -11,7 +11,8 @@
 enum {
     FIT_MAX_TRIALS = 64,
     FIT_MAX_CANDIDATES = 4096,
-    FIT_HEADROOM_PCT = 5, /* a fit needs its peak at most 95 % of the card */
+    FIT_HEADROOM_PCT = 5,  /* a fit needs its peak at most 95 % of the card */
+    FIT_SETTLE_TIMES = 16, /* a peak still rising: iterations doubled up to this many times {I} */
 };
 
 /* One trial: CMD run at micro-batch b (accumulation a, 0 without {A}). */
@@ -23,6 +24,11 @@ typedef struct fit_trial {
     int cache;          /* ... where they were a representation cache's (replay.h cache_passes) */
     int backward;       /* a backward pass ran in it (its traces showed one) */
     int steps;          /* optimizer steps its traces showed (the most of any) */
+    long iters;         /* the iterations {I} gave it (0: no {I}) */
+    int rising;         /* its last step's process peak was above every earlier step's (from the
+                         * second): memory still rising when it ended (fit_read.c) */
+    long rose_from;     /* a fit found so after the iterations the search then gave (rerun with
+                         * more until its peak stopped rising: cmd_fit.c): those; 0: none */
     int steps_unsure;   /* 1: a trace's steps were gradient frees after a backward pass, each of
                          * which may end a pass and not a step (replay.h's free_steps_first, in
                          * tensor mode): how many optimizer steps ran is not known */
@@ -54,13 +60,14 @@ typedef struct fit_trial {
 
 typedef struct fit_job {
     int argc;
-    char **argv;      /* CMD with placeholders */
-    long b0, a0;      /* {B=..}, {A=..} defaults, 0 if none */
-    int has_a, has_i; /* {A}, {I} seen */
-    long effective, iters, max_b;
-    double timeout; /* --trial-timeout, 0: derived (fit_time_limit) */
-    double base_s;  /* the first trial that ran to its end: its seconds, */
-    long base_b;    /* and its micro-batch */
+    char **argv;                  /* CMD with placeholders */
+    long b0, a0;                  /* {B=..}, {A=..} defaults, 0 if none */
+    int has_a, has_i;             /* {A}, {I} seen */
+    long effective, iters, max_b; /* (iters: {I}'s, raised where a trial's peak still rose) */
+    double timeout;               /* --trial-timeout, 0: derived (fit_time_limit) */
+    double base_s;                /* the first trial that ran to its end: its seconds, */
+    long base_b;                  /* and its micro-batch, */
+    long base_i;                  /* and its iterations (0: no {I}) */
     const char *card;
     char dir[PATH_MAX];
     long cand[FIT_MAX_CANDIDATES];

@@ -103,6 +103,9 @@ int fit_read_traces(const char *dir, fit_trial *t)
             if ((int)r->iterations > t->steps)
                 t->steps = (int)r->iterations;
             t->steps_unsure |= replay_steps_unsure(r); /* (as report_json's) */
+            const growth *g = &r->growth;              /* (two steps past the first: growth.h) */
+            t->rising |=
+                !r->has_oom && g->steps >= 3 && g->last_peak_device > g->prev_max_peak_device;
             if (r->peak_process >= t->peak && !t->oom) {
                 t->peak = r->peak_process;
                 t->live = r->at_peak.by_cat;

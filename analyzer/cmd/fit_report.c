@@ -149,10 +149,45 @@ static void steps_note(const fit_job *j, char *out, size_t len)
                      "a trial that fits ran one optimizer step: the optimizer's state made in it "
                      "came after its forward, and a second step's forward holds it too, which "
                      "these trials did not measure (run at least 2 steps: %s)",
-                     j->has_i ? "--iters 2, the default" /* (with no {I}, --iters sets nothing) */
+                     j->has_i ? "--iters 3, the default" /* (with no {I}, --iters sets nothing) */
                               : "the command's own iteration count");
             return;
         }
+}
+
+/* rising_note: the trials whose peak still rose at their last step (fit_job.h's rising), run
+ * again with more iterations until it stopped; "" when none was */
+static void rising_note(const fit_job *j, char *out, size_t len)
+{
+    out[0] = '\0';
+    const fit_trial *r = NULL, *cap = NULL;
+    for (int i = 0; i < j->ntrials; i++) {
+        const fit_trial *t = &j->trials[i];
+        if (t->rose_from && !t->rising && !r)
+            r = t;
+        if (t->rose_from && t->rising && !t->oom && !cap)
+            cap = t;
+    }
+    if (!r && !cap)
+        return;
+    const fit_trial *t = r ? r : cap;
+    int n = snprintf(out, len,
+                     "at micro-batch %ld the peak still rose at the last of %ld iterations (memory "
+                     "kept from step to step and growing, as a model's memory of past segments "
+                     "or a cache does): ",
+                     t->b, t->rose_from);
+    if (n < 0 || (size_t)n >= len)
+        return;
+    if (r)
+        snprintf(out + n, len - (size_t)n,
+                 "it ran again with more until the peak stopped rising (%ld iterations), and the "
+                 "trials after it ran as many",
+                 r->iters);
+    else
+        snprintf(out + n, len - (size_t)n,
+                 "still rising after %ld iterations, it is not counted as a fit (a run of more "
+                 "steps needs more)",
+                 cap->iters);
 }
 
 /* seq_short: trial t fit at sequences shorter than the command's flag allows (dynamic padding:
@@ -206,8 +241,14 @@ void fit_print_table(const fit_job *j, long best, long best_a, int interrupted, 
         char verdict[120];
         if (t->timed_out)
             snprintf(verdict, sizeof verdict, "timed out (killed after %.0f s)", t->limit);
+        else if (t->fits && t->rose_from)
+            snprintf(verdict, sizeof verdict, "fits (%ld iterations: its peak rose after %ld)",
+                     t->iters, t->rose_from);
         else if (t->fits)
             snprintf(verdict, sizeof verdict, "fits");
+        else if (!t->oom && t->rising && t->iters)
+            snprintf(verdict, sizeof verdict, "ran, its peak still rising after %ld iterations",
+                     t->iters);
         else if (t->oom) /* (what grew is of the bytes live: the request refused is apart) */
             snprintf(verdict, sizeof verdict, "OOM asking %s (%s %s)",
                      card_format_bytes(t->requested, buf, sizeof buf),
@@ -260,6 +301,9 @@ void fit_print_table(const fit_job *j, long best, long best_a, int interrupted, 
     steps_note(j, note, sizeof note);
     if (note[0])
         printf("note: %s\n", note);
+    rising_note(j, note, sizeof note);
+    if (note[0])
+        printf("note: %s\n", note);
     char sn[512];
     seq_note(j, sn, sizeof sn);
     if (sn[0])
@@ -303,6 +347,15 @@ void fit_print_json(const fit_job *j, long best, long best_a, int stopped, int b
             cJSON_AddNumberToObject(o, "sequence_length_seen", (double)t->seq_seen);
         else
             cJSON_AddNullToObject(o, "sequence_length_seen");
+        if (t->iters)
+            cJSON_AddNumberToObject(o, "iterations", (double)t->iters);
+        else
+            cJSON_AddNullToObject(o, "iterations");
+        cJSON_AddBoolToObject(o, "peak_still_rising", t->rising);
+        if (t->rose_from)
+            cJSON_AddNumberToObject(o, "rerun_from_iterations", (double)t->rose_from);
+        else
+            cJSON_AddNullToObject(o, "rerun_from_iterations");
         cJSON_AddNumberToObject(o, "peak_bytes", (double)t->peak);
         cJSON_AddBoolToObject(o, "fits", t->fits);
         cJSON_AddBoolToObject(o, "oom", t->oom);
@@ -347,6 +400,11 @@ void fit_print_json(const fit_job *j, long best, long best_a, int stopped, int b
         cJSON_AddStringToObject(root, "steps_note", note);
     else
         cJSON_AddNullToObject(root, "steps_note");
+    rising_note(j, note, sizeof note);
+    if (note[0])
+        cJSON_AddStringToObject(root, "rising_note", note);
+    else
+        cJSON_AddNullToObject(root, "rising_note");
     char sn[512];
     seq_note(j, sn, sizeof sn);
     if (sn[0])

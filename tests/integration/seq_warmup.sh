@@ -117,7 +117,8 @@ PY
 grep "^  micro-batch B .*unknown" noflag.txt | grep -q "unknown: .* the trace does not tell which$" &&
     ! grep "^  micro-batch B\|^  tokens per sample T" noflag.txt | grep -q "does not give it\|unknown: unknown" ||
     fail "noflag: $(grep '^  micro-batch B\|^  tokens per sample T' noflag.txt)"
-# `fit` of the warm-up with {I}: its 2-step trials ran the warm-up's T alone, where --seq_len
+# `fit` of the warm-up with {I} at --iters 2 (the default, 3, reaches its longer sequences): its
+# 2-step trials ran the warm-up's T alone, where --seq_len
 # allows more: the sequences each saw are said, and "fits" and the largest hedged by them (a BERT
 # of dynamic padding had been "24 fits, 6.50 GiB" and "largest 45" from trials of 104 and 184
 # tokens, its whole run at 24 out of memory at 512); the whole program (no {I}) reaches --seq_len,
@@ -125,11 +126,11 @@ grep "^  micro-batch B .*unknown" noflag.txt | grep -q "unknown: .* the trace do
 # of --batch_size 6, the longer tokens over the warm-up's T)
 for v in iters whole; do
     [ $v = iters ] && st="{I}" || st=4
-    timeout 300 "$VT" fit --card 700MiB --json --dir f$v -- python3 "$ROOT/tests/python/seq_warmup.py" \
+    timeout 300 "$VT" fit --card 700MiB --json --iters 2 --dir f$v -- python3 "$ROOT/tests/python/seq_warmup.py" \
         --learned_pos --seq_len 256 --batch_size "{B=4}" --steps "$st" </dev/null >f$v.json 2>f$v.err ||
         fail "fit $v: exit $? ($(tail -n 2 f$v.err))"
 done
-timeout 300 "$VT" fit --card 700MiB --dir ftext -- python3 "$ROOT/tests/python/seq_warmup.py" \
+timeout 300 "$VT" fit --card 700MiB --iters 2 --dir ftext -- python3 "$ROOT/tests/python/seq_warmup.py" \
     --learned_pos --seq_len 256 --batch_size "{B=4}" --steps "{I}" </dev/null >ftext.txt 2>ftext.err ||
     fail "fit text: exit $?"
 python3 - <<'PY' || fail "fit: see above"

@@ -99,6 +99,7 @@ static void sample(growth *g, uint64_t t, int at_end, const levels *lv)
         memcpy(g->last_by_phase, lv->by_phase, sizeof g->last_by_phase);
     }
     if (g->steps > 1) { /* the first step's peak holds the model's creation, not a step's */
+        g->prev_max_peak_device = g->max_peak_device;
         g->last_peak_device = lv->peak_device;
         if (lv->peak_device > g->max_peak_device)
             g->max_peak_device = lv->peak_device;
@@ -208,7 +209,7 @@ void growth_step_record(growth *g, const reader_step *st, int (*phase_of)(void *
         g->opt_first_step = 0;
         g->npts = 0;
         g->every = 1;
-        g->max_peak_device = 0;
+        g->max_peak_device = g->prev_max_peak_device = 0;
         memset(g->by_phase, 0, sizeof g->by_phase);
     }
     int k = (st->fixed.flags & VT_STEPF_TENSORS) != 0;

@@ -74,6 +74,10 @@ typedef struct growth {
     uint64_t opt_first_ns;   /* the end of the first step that ended in an optimizer step */
     uint32_t opt_first_step; /* its number among the timed steps */
     uint64_t last_peak_device, max_peak_device, last_live;
+    /* the highest device peak of the steps before the last (from the second: the first's holds
+     * the model's creation); 0 until two such steps ended: a last step above it is memory still
+     * rising at the trace's end (a Transformer-XL's memory of past segments filling up: fit) */
+    uint64_t prev_max_peak_device;
     uint64_t last_by_phase[PHASE_COUNT]; /* by_phase at the last step end (sampled) */
     growth_point pts[GROWTH_POINTS];
     unsigned npts, every;
