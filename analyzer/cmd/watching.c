@@ -390,8 +390,12 @@ static void show(wstate *w, int tty, double secs)
     /* steps of forward and backward that an optimizer step did not end (accumulation's
      * micro-steps): how many did, as the report's growth says it */
     char opt[96] = "";
-    /* a live run's step in flight has had its backward pass, not yet its end: no other split */
-    unsigned in_flight = !w->ended && w->passes == w->g.steps + 1;
+    /* a live run's step in flight has had its backward pass, not yet its end: no other split;
+     * nor are more: the autograd thread's records can be written out before the main thread's
+     * of the same steps (each thread's buffer flushed on its own), and a loaded machine's live
+     * watch had read "steps 1 (its own: 3 backward passes, 1 optimizer step)" of a run of one
+     * pass per step */
+    unsigned in_flight = !w->ended && w->passes > w->g.steps;
     if (w->passes && !w->g.from_records && w->g.tensors_seen && w->passes != w->g.steps &&
         !in_flight)
         /* steps its allocations split otherwise than its backward passes (a Trainer's optimizer
