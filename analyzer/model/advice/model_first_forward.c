@@ -242,18 +242,58 @@ static void forward_blocks_done(model_result *m, const run_facts *f)
                  k ? "; " : "the run died in its first forward: ");
 }
 
+/* other_stack: the weights a first forward cut short had not reached hold, after the blocks
+ * repeating the one it was in, at least a block's count of tensors that do not repeat it: another
+ * stack of other blocks (an encoder-decoder cut in its encoder: its decoder's blocks hold
+ * cross-attention and run over the decoder's own length, so they keep neither what the encoder's
+ * did nor per weight as much: a T5 cut in its encoder's 11th block at B=16, every weight ahead
+ * taken to keep what one of its casts kept, x2.99, had B=8 predicted 16.21 GiB, "does not fit"
+ * on 8 GiB, where its run at B=8 held 7.29). The tail of a single stack (a final norm, a head:
+ * fewer tensors than a block) is not one. Not a CNN's next stages (other sizes: they keep less,
+ * at a lower resolution, and the count over them is too much, not too little). */
+static int other_stack(const model_result *m, const fwd_ahead *a)
+{
+    return a->wperiod && a->other >= a->wperiod && m->rec.family != FAM_CONVNET;
+}
+
 /* layers_ahead: a first forward cut short whose weights' copies repeat in blocks (ahead.h): the
  * weights it had still to use, as many casts as the share of the weights made before the forward
  * it had not reached says, each keeping what a cast of its last complete block kept; a network
  * whose later layers keep less (a ResNet's) is over-counted, not under (ResNet-50 at B=320, cut
  * at 20 % of its blocks' weights: x1.22, B=128 predicted 5.82 GiB of tensors, measured 5.57;
- * T5-small at B=32, cut at 73 %: x1.31, its B=8 run x1.25). 1 when it applies: act_whole set. */
+ * T5-small at B=32, cut at 73 %: x1.31, its B=8 run x1.25). 1 when it applies: act_whole set;
+ * 2 when another stack comes after the blocks (other_stack): act_whole covers its own stack's
+ * blocks alone, and what follows is not known. */
 static int layers_ahead(model_result *m, const run_facts *f, char *said, size_t n)
 {
     const fwd_ahead *a = &f->oom_ahead;
     uint64_t A = f->at_oom.bytes[CAT_ACTIVATIONS];
     if (!f->has_oom_ahead || !A || !a->block_act || m->shape.none_seen_trained)
         return 0;
+    if (other_stack(m, a)) {
+        double more = (double)a->same / a->wperiod;
+        char rest[400];
+        m->calib.act_whole = 1.0 + (double)a->block_act * more / (double)A;
+        if (a->same)
+            snprintf(rest, sizeof rest,
+                     "its activations are extrapolated over the rest of the stack of blocks it "
+                     "was in (x%.2f: %.1f more blocks of %u weights repeating its last complete "
+                     "block, each keeping what it kept, %.1f MiB); after them come %u weights "
+                     "(%.1f MiB) that do not repeat its blocks",
+                     m->calib.act_whole, more, a->wperiod, (double)a->block_act / 1048576.0,
+                     a->other, (double)a->other_bytes / 1048576.0);
+        else
+            snprintf(rest, sizeof rest,
+                     "its activations are not extrapolated: the %u weights (%.1f MiB) it had not "
+                     "reached do not repeat its last repeated block of %u weights",
+                     a->other, (double)a->other_bytes / 1048576.0, a->wperiod);
+        snprintf(said, n,
+                 "%s, which the forward never reached (as an encoder-decoder's decoder, with "
+                 "cross-attention, over its own sequence length): what they keep, and the "
+                 "logits at the end, are not known and not counted",
+                 rest);
+        return 2;
+    }
     double more = (double)a->block_act / a->period * a->ahead;
     m->calib.act_whole = 1.0 + more / (double)A;
     snprintf(said, n,
@@ -314,9 +354,18 @@ void model_oom_forward_share(model_result *m, const run_facts *f)
         snprintf(used, sizeof used,
                  ", after the model it trains had used every weight it casts (their 16-bit "
                  "copies all kept): past its last layer");
-    char act[400] = "";
-    if (used[0] && !layers_ahead(m, f, act, sizeof act) && frac >= 0.2 &&
-        m->rec.family == FAM_ENCODER_DECODER && !m->shape.none_seen_trained) {
+    char act[600] = "";
+    int ahead = used[0] ? layers_ahead(m, f, act, sizeof act) : 0;
+    if (ahead == 2) { /* another stack not reached: lower bounds, no logits counted */
+        snprintf(m->oom_forward, sizeof m->oom_forward,
+                 "the run died in its first forward%s: %s: the what-ifs are lower bounds, none "
+                 "recommended (vramtrace fit measures)",
+                 used, act);
+        m->calib.lower = m->lower_bounds = 1;
+        return;
+    }
+    if (used[0] && !ahead && frac >= 0.2 && m->rec.family == FAM_ENCODER_DECODER &&
+        !m->shape.none_seen_trained) {
         m->calib.act_whole = 1.0 / frac;
         snprintf(act, sizeof act,
                  "its activations are extrapolated to the whole forward (x%.2f, assuming the "

@@ -41,8 +41,9 @@ int fwd_ahead_measure(const replay_snapshot *oom, fwd_ahead *out)
     size_t n = oom->n;
     const live_item **w = n ? malloc(n * sizeof *w) : NULL, **c = n ? malloc(n * sizeof *c) : NULL;
     uint64_t *sz = n ? malloc(n * sizeof *sz) : NULL, *at = n ? malloc(n * sizeof *at) : NULL;
+    size_t *wi = n ? malloc(n * sizeof *wi) : NULL; /* the weight each matched copy is of */
     int ok = 0;
-    if (!w || !c || !sz || !at)
+    if (!w || !c || !sz || !at || !wi)
         goto done;
     size_t nw = 0, nc = 0;
     for (size_t i = 0; i < n; i++) {
@@ -63,7 +64,7 @@ int fwd_ahead_measure(const replay_snapshot *oom, fwd_ahead *out)
             x++;
         if (x == nw)
             continue;
-        sz[k] = c[i]->size, at[k] = c[i]->alloc_event, k++;
+        sz[k] = c[i]->size, at[k] = c[i]->alloc_event, wi[k] = x, k++;
         last = x + 1, j = x + 1;
     }
     uint32_t p = block_period(sz, k);
@@ -76,14 +77,32 @@ int fwd_ahead_measure(const replay_snapshot *oom, fwd_ahead *out)
             it->alloc_event < to)
             act += it->size;
     }
+    /* the stack's blocks ahead: from the weight of the current block's first copy, runs of q
+     * weights of the last complete block's sizes, the last run perhaps shorter */
+    size_t b0 = wi[k - 2 * p], cur = wi[k - p], q = cur - b0, end = cur, r;
+    while (q && end < nw) {
+        for (r = 0; r < q && end + r < nw && w[end + r]->size == w[b0 + r]->size; r++)
+            ;
+        end += r; /* (a last block entered at another of its weights: its own end) */
+        if (r < q)
+            break;
+    }
+    size_t from_w = end > last ? end : last;
+    uint64_t ob = 0;
+    for (size_t i = from_w; i < nw; i++)
+        ob += w[i]->size;
     *out = (fwd_ahead){.casts = k,
                        .made = (uint32_t)nw,
                        .reached = (uint32_t)last,
                        .period = p,
                        .ahead = (double)k * (double)(nw - last) / (double)last,
-                       .block_act = act};
+                       .block_act = act,
+                       .wperiod = (uint32_t)q,
+                       .same = (uint32_t)(from_w - last),
+                       .other = (uint32_t)(nw - from_w),
+                       .other_bytes = ob};
     ok = 1;
 done:
-    free(w), free(c), free(sz), free(at);
+    free(w), free(c), free(sz), free(at), free(wi);
     return ok;
 }

@@ -9,20 +9,29 @@
 #include "replay.h"
 
 typedef struct fwd_ahead {
-    uint32_t casts;     /* weights' copies the first forward made, matched in order to the
-                         * tensors made before it (half a weight's size each) */
-    uint32_t made;      /* the tensors made before the forward (weights, buffers) */
-    uint32_t reached;   /* of them, up to the last one matched */
-    uint32_t period;    /* casts in the last block repeated (0: none repeats) */
-    double ahead;       /* casts still to come: casts x (made - reached) / reached */
-    uint64_t block_act; /* activations the last complete repeated block made, alive */
+    uint32_t casts;       /* weights' copies the first forward made, matched in order to the
+                           * tensors made before it (half a weight's size each) */
+    uint32_t made;        /* the tensors made before the forward (weights, buffers) */
+    uint32_t reached;     /* of them, up to the last one matched */
+    uint32_t period;      /* casts in the last block repeated (0: none repeats) */
+    double ahead;         /* casts still to come: casts x (made - reached) / reached */
+    uint64_t block_act;   /* activations the last complete repeated block made, alive */
+    uint32_t wperiod;     /* the tensors made before the forward that one such block holds (its
+                           * weights, cast or not: its norms' too), in the order they were made */
+    uint32_t same;        /* of those not reached, the ones that repeat that block's sizes, block
+                           * after block, from the block the forward was in */
+    uint32_t other;       /* those after them (the first that does not repeat it, and the rest) */
+    uint64_t other_bytes; /* their bytes */
 } fwd_ahead;
 
 /* fwd_ahead_measure: *out from the snapshot at the failure (the items alive then). A block is
  * the shortest run of copies, of at least two sizes, whose sizes repeat the run just before it
  * (a transformer's layer, a ResNet's bottleneck); its activations are those made between its
- * first copy and the next block's. Returns 1 when casts, reached and period are all found; 0
- * otherwise (out is then zero), also when memory runs out. */
+ * first copy and the next block's. Its weights (wperiod tensors from the one its first copy is of)
+ * are followed, block by block, while their sizes repeat it: same and other split the weights not
+ * reached into the rest of the stack the forward was in and what comes after it. Returns 1 when
+ * casts, reached and period are all found; 0 otherwise (out is then zero), also when memory runs
+ * out. */
 int fwd_ahead_measure(const replay_snapshot *oom, fwd_ahead *out);
 
 #endif
