@@ -412,6 +412,9 @@ static int report_fill(report_ctx *c)
         .forward_seen = r->phase_peak[PHASE_FORWARD] != 0,
         .param_bytes = params > ema ? params - ema : params,
         .grad_peak = grads,
+        .grad_union = r->grad_union,
+        .grad_sets = r->grad_sets,
+        .grad_union_lower = r->grad_union_lower,
         .optim_peak = optim_kept(r), /* (the state kept: not one copy's overlap) */
         .optim_own = own_copies(r),
         .has_cat_peaks = r->has_cat_peaks,

@@ -144,6 +144,8 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
                                                         : f->cat_peak[CAT_PARAMETERS] / pb;
     if (r->trainable && P && r->trainable < P && !r->grads_cut) /* (a cut backward: all trained) */
         s->train_frac = (double)r->trainable / (double)P;
+    if (r->trainable_union && P) /* (the gradients live at once: the largest step's set) */
+        s->grads_frac = (double)f->cat_peak[CAT_GRADIENTS] / (double)pb / (double)P;
     else if (!r->trainable && r->feat[FEATURE_LORA].state == FEAT_ON) {
         /* LoRA, and no gradient measured (an OOM before the first backward): the frozen weights
          * get no gradient and no optimizer state; the adapters are counted at 1 % of the

@@ -154,6 +154,12 @@ static void explain_generic(model_result *m, const run_facts *f)
         case CAT_GRADIENTS:
             if (me == 0 && f->tensor_mode)
                 no_gradients(m, f, rd, n);
+            else if (me && m->rec.trainable && m->rec.trainable_union)
+                snprintf(rd, n,
+                         "%s gradients of %.2f M trainable parameters, never all at once: "
+                         "%.2f M at their most (steps of different weights in turn)",
+                         model_trained_bytes(m) == 2 ? "16-bit" : "fp32",
+                         (double)m->rec.trainable / 1e6, (double)me / model_trained_bytes(m) / 1e6);
             else if (me && m->rec.trainable)
                 snprintf(rd, n, "%s gradients of %.2f M trainable parameters",
                          model_trained_bytes(m) == 2 ? "16-bit" : "fp32",

@@ -113,6 +113,11 @@ typedef struct replay_result {
     uint32_t oom_bwd;    /* ... and the backward passes */
     int oom_new_step;    /* 1: it came in a step of a kind no earlier step ran (its forward's
                           * activations mostly made at code first run in it: replay_oom.h) */
+    /* the union of the gradient sets the run's steps read (gradsets.h: by their sizes), and the
+     * distinct sets (2 or more: steps of different weights); 0: not measured */
+    uint64_t grad_union;
+    unsigned grad_sets;
+    int grad_union_lower;     /* 1: a lower bound (sets sharing sizes, each size counted once) */
     uint32_t backward_passes; /* backward passes begun */
     uint32_t backward_ended;  /* ... that ended (the main thread's next allocation came after),
                                * none an OOM cut short */

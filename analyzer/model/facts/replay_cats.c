@@ -43,10 +43,14 @@ static int kind_of(const livemap_entry *e)
 }
 
 /* total: flame's bytes by (stack, category) of one lifetime (not a segment's: the cache). */
-static void total(state *s, uint32_t stack, int kind, category cat, uint64_t size)
+/* total: a lifetime of stack, made when iter steps had begun, counted in cat: flame's totals, and
+ * a gradient or optimizer state in its step's set (gradsets.h) */
+static void total(state *s, uint32_t stack, int kind, category cat, uint64_t size, uint32_t iter)
 {
     if (kind != CATPEAKS_SEGMENT && s->r->tl) /* (no call when no view asked for them) */
         timeline_total_add(s->r->tl, stack, cat, size);
+    if (kind != CATPEAKS_SEGMENT && (cat == CAT_GRADIENTS || cat == CAT_OPTIMIZER))
+        gradsets_add(&s->gsets, iter, size, cat == CAT_OPTIMIZER);
 }
 
 static void stop(state *s)
@@ -73,7 +77,7 @@ static inline __attribute__((always_inline)) void settle_entry(state *s, livemap
                                                                category cat)
 {
     e->code = CATPEAKS_CODE(kind, kind == CATPEAKS_SEGMENT ? CAT_CACHE : cat);
-    total(s, e->stack_id, kind, cat, e->size); /* (freed later or alive at the end) */
+    total(s, e->stack_id, kind, cat, e->size, e->iter); /* (freed later, or at the end) */
 }
 
 /* settle: e's category cat, its record too (by its number) */
@@ -214,11 +218,11 @@ void replay_cats_cut(state *s)
 
 /* counted: a lifetime that ended (its stack, its bytes) counted in category cat: its code,
  * flame's totals, its records settled (inline: every free not settled before comes here) */
-static inline __attribute__((always_inline)) void counted(state *s, uint32_t stack, uint64_t size,
-                                                          int kind, category cat, uint64_t arec,
-                                                          uint64_t frec)
+static inline __attribute__((always_inline)) void
+counted(state *s, const live_item *it, int kind, category cat, uint64_t arec, uint64_t frec)
 {
-    total(s, stack, kind, cat, size);
+    uint64_t size = it->size;
+    total(s, it->stack_id, kind, cat, size, it->iter_alloc);
     uint8_t code = CATPEAKS_CODE(kind, cat);
     if (arec == s->peaks.head || frec == s->peaks.head) /* the window's first waiting */
         s->cats_wake = 0;
@@ -255,7 +259,7 @@ static void classified(state *s, const live_item *it, uint8_t level, uint8_t fla
         classify_input in = replay_input(s, s->r, it);
         cat = classify_cached(&in, &s->ccache);
     }
-    counted(s, it->stack_id, it->size, kind, cat, arec, frec);
+    counted(s, it, kind, cat, arec, frec);
 }
 
 /* end_category_miss: end_category's answer not in the cache (c: the entry for key, NULL: none) */
@@ -309,7 +313,7 @@ static inline __attribute__((always_inline)) void ended(state *s, livemap_entry 
             code = CATPEAKS_CODE(kind, cat);
         }
     }
-    total(s, e->stack_id, kind, cat, e->size);
+    total(s, e->stack_id, kind, cat, e->size, e->iter);
     if (arec == s->peaks.head || frec == s->peaks.head) /* the window's first waiting */
         s->cats_wake = 0;
     if (arec)
@@ -510,12 +514,17 @@ void replay_cats_end(state *s)
         memset(r->cat_peak, 0, sizeof r->cat_peak),
             memset(r->cat_peak_ns, 0, sizeof r->cat_peak_ns);
     r->cat_peaks_lost = r->tensor_mode ? s->peaks.lost : NULL;
+    /* (of the steps that read them: every one begun, less one the OOM came in) */
+    uint32_t read = s->iter - (r->has_oom && s->iter && r->oom_iter == s->iter);
+    r->grad_union =
+        r->has_cat_peaks ? gradsets_union(&s->gsets, read, &r->grad_sets, &r->grad_union_lower) : 0;
 }
 
 void replay_cats_free_all(state *s)
 {
     free(s->szm);
     catpeaks_free(&s->peaks);
+    gradsets_free(&s->gsets);
     classify_memo_free(&s->cmemo);
     classify_cache_free(&s->ccache);
     classify_cache_free(&s->ecache);

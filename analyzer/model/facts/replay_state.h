@@ -1,8 +1,7 @@
-/* replay_state.h — the replay's private state, shared by the files of the one replay:
- * replay.c (the pass, events in order), replay_phase.c (phases, iterations, parameter sizes),
- * replay_snap.c (peaks, snapshots, lifetimes, their classification, the join after a bounded
- * trace's gap) and replay_cats.c (each allocation's category for category_peaks and the
- * timeline). Not an interface. */
+/* replay_state.h — the replay's private state, shared by the files of the one replay: replay.c
+ * (the pass), replay_phase.c (phases, iterations, parameter sizes), replay_snap.c (peaks,
+ * snapshots, lifetimes, their classification, the join after a gap) and replay_cats.c (each
+ * allocation's category for category_peaks and the timeline). Not an interface. */
 #ifndef VT_ANALYZER_REPLAY_STATE_H
 #define VT_ANALYZER_REPLAY_STATE_H
 
@@ -12,6 +11,7 @@
 #include "blocks.h"
 #include "catpeaks.h"
 #include "classify.h"
+#include "gradsets.h"
 #include "livemap.h"
 #include "replay.h"
 #include "replay_oom.h"
@@ -61,8 +61,7 @@ typedef struct state {
     int seen_forward;
     int no_python;            /* the CONFIG record: no Python frames (--stacks native / none) */
     int pyless_fwd;           /* no_python: the main thread freed a tensor made in init shortly
-                               * before (the first forward's first temporary): the forward began
-                               * (replay_phase_init_freed) */
+                               * before (the first forward's first temporary): it began */
     uint8_t last_alloc_phase; /* the phase of the last allocation on any thread */
     uint64_t bwd_end_tensors; /* tensor bytes at the first allocation after a backward (its end) */
     int in_opt;               /* inside an optimizer stretch (one step) */
@@ -197,6 +196,7 @@ typedef struct state {
     uint32_t last_free_iter; /* (last: per-event offsets kept) when the last free-made step began */
     int opt_stepped;         /* a step not made so came (replay_phase.c's free_steps_first) */
     uint32_t fwd_bwd;        /* bwd when a forward's own frames last allocated (replay_bwd_begin) */
+    gradsets gsets;          /* the gradients each step read (replay_cats.c's total) */
 } state;
 
 /* replay_phase.c */

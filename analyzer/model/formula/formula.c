@@ -87,6 +87,13 @@ double formula_trained(const gpt_shape *s)
     return (double)formula_params_exact(s) * formula_train_frac(s);
 }
 
+double formula_grads_live(const gpt_shape *s)
+{
+    if (s->lora_rank || s->none_seen_trained || !(s->grads_frac > 0 && s->grads_frac < 1))
+        return formula_trained(s);
+    return (double)formula_params_exact(s) * s->grads_frac;
+}
+
 int formula_trained_bytes(const gpt_shape *s)
 {
     return s->lora_rank ? 4 : formula_param_bytes(s);
@@ -326,7 +333,8 @@ void formula_refined(const gpt_shape *s, cat_breakdown *out)
     /* LoRA: the adapters beside the frozen weights, in fp32 (peft's default) */
     out->bytes[CAT_PARAMETERS] = (uint64_t)pb * P + 4 * formula_lora_params(s);
     out->bytes[CAT_OPTIMIZER] = s->iteration0 ? 0 : (uint64_t)(formula_opt_bpp(s) * trained + 0.5);
-    out->bytes[CAT_GRADIENTS] = s->A > 1 ? (uint64_t)(formula_trained_bytes(s) * trained + 0.5) : 0;
+    out->bytes[CAT_GRADIENTS] =
+        s->A > 1 ? (uint64_t)(formula_trained_bytes(s) * formula_grads_live(s) + 0.5) : 0;
     if (s->dtype_bytes == 2 && !s->compile && pb == 4) /* (16-bit weights need no copy) */
         out->bytes[CAT_AUTOCAST] =
             s->checkpointing ? 2 * (head_matmul(s) + (s->gated ? gated_matmul(s) : 12 * d * d))
@@ -382,7 +390,7 @@ void formula_backward_end(const gpt_shape *s, cat_breakdown *out)
     out->bytes[CAT_PARAMETERS] = ref.bytes[CAT_PARAMETERS];
     out->bytes[CAT_OPTIMIZER] = ref.bytes[CAT_OPTIMIZER];
     out->bytes[CAT_GRADIENTS] =
-        (uint64_t)((double)formula_trained_bytes(s) * formula_trained(s) + 0.5);
+        (uint64_t)((double)formula_trained_bytes(s) * formula_grads_live(s) + 0.5);
     out->bytes[CAT_INPUTS] = ref.bytes[CAT_INPUTS];
     if (!s->untied && !s->patch_tokens && formula_train_frac(s) >= 1.0)
         out->bytes[CAT_BACKWARD] = (uint64_t)pb * s->V * s->d;

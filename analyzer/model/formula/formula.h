@@ -28,6 +28,8 @@ typedef struct gpt_shape {
     int opt_set;           /* 1: opt_bpp is the run's (recognized); 0: AdamW's 8 B assumed */
     double opt_bpp;        /* optimizer state bytes per trainable parameter, when opt_set */
     double train_frac;     /* trainable share of the parameters (0 or 1: all; LoRA: a few %) */
+    double grads_frac;     /* the share whose gradients are live at once, where steps of different
+                            * weights read them in turn (a GAN's two models; 0: train_frac's) */
     int patch_tokens;      /* 1: T counts a vision transformer's patches (not a knob to turn) */
     /* a gated-MLP decoder's block (Llama, Mistral, Qwen: gate, up, down of width I, RMSNorm,
      * rotary positions, no biases) instead of GPT-2's; kv: grouped-query attention's key / value
@@ -115,6 +117,8 @@ uint64_t formula_accum_own(const gpt_shape *s, uint64_t b);
  * LoRA: the adapters, formula_lora_params); formula_trained_bytes: their bytes per element (the
  * parameters', formula_param_bytes; LoRA's adapters: 4, fp32 as peft keeps them) */
 double formula_trained(const gpt_shape *s);
+/* formula_grads_live: of them, those whose gradients are live at once (grads_frac) */
+double formula_grads_live(const gpt_shape *s);
 int formula_trained_bytes(const gpt_shape *s);
 /* formula_lora_block: s's activations are formula_lora_block_bytes's (LoRA on a gated block,
  * eager 16-bit autocast over fp32 weights, no checkpointing: the case measured); other LoRA

@@ -141,6 +141,7 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
     /* the trainable parameters: gradients are made for them only (in the parameters' dtype) */
     out->trainable_where[0] = '\0';
     out->trainable_lower = out->beside_unused = out->grads_cut = out->rest_untold = 0;
+    out->trainable_union = 0;
     out->param_elem = in->param_elem == 2 ? 2 : 4;
     unsigned e = in->state_elem == 2 || in->state_elem == 4 ? in->state_elem : out->param_elem;
     out->state_elem = e;

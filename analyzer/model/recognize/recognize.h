@@ -127,6 +127,10 @@ typedef struct recognize_input {
     int forward_seen;     /* 1: allocations in a forward */
     uint64_t param_bytes; /* parameter bytes measured (largest live) */
     uint64_t grad_peak;   /* gradients' largest live bytes over the run */
+    uint64_t grad_union;  /* the union of the gradient sets the steps read (replay.h), where 2 or
+                           * more sets (grad_sets) were seen; 0: not measured */
+    unsigned grad_sets;
+    int grad_union_lower; /* 1: grad_union is a lower bound (replay.h) */
     uint64_t optim_peak;  /* optimizer state's largest live bytes over the run */
     uint64_t optim_own;   /* of it, weight-sized copies the program's own optimizer class keeps
                            * (classify.c's opt_copy: SAM's old_p); 0 none */
@@ -254,6 +258,8 @@ typedef struct run_recognition {
                             * step (an expert no token was routed to): not told apart */
     int trainable_by_kept; /* 1: trainable is the few weights whose 16-bit copies autocast kept
                             * before any backward (trainable.c: adapters' share) */
+    int trainable_union;   /* 1: trainable is the union of the gradient sets of steps of different
+                            * weights, made and freed in turn (trainable.c's steps_apart) */
     recog_feature feat[FEATURE_COUNT]; /* by feature_id */
     uint64_t ema_bytes; /* the EMA copy of the weights among the parameters (recognize_input) */
     /* the training loop: "lightning" (Lightning's Trainer), "hf_trainer" (Hugging Face's),

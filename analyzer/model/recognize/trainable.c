@@ -44,6 +44,17 @@ static int unused_beside(const recognize_input *in)
            !in->copy_tensors;
 }
 
+/* steps_apart: the run's steps read gradient sets of different sizes (replay.h grad_sets), whose
+ * union is more than the gradients live at their most: each step's backward made the gradients
+ * of its own weights, freed before the next (separate backward passes, each with its own
+ * optimizer step). A set repeated (one model, gradient accumulation, a LoRA, a frozen teacher)
+ * makes no union above the peak. */
+static int steps_apart(const recognize_input *in, unsigned e)
+{
+    return in->has_cat_peaks && in->grad_sets >= 2 && in->grad_union > in->grad_peak &&
+           in->grad_union >= e;
+}
+
 int recognize_optim_passes(const recognize_input *in, run_recognition *out, int named)
 {
     if (!in->has_cat_peaks || in->iterations <= 0 || out->trainable <= 0 || !in->passes_shared ||
@@ -155,6 +166,25 @@ unsigned recognize_trainable(const recognize_input *in, run_recognition *out, un
                  "at least: the gradients' elements of one backward pass; the gradients were freed "
                  "between backward passes of one forward, whose losses may reach other weights "
                  "(a multi-task step's heads): whether the rest train is not known");
+    } else if (steps_apart(in, e)) {
+        /* the steps read gradients of different weights, each set made and freed in turn: all
+         * train (a GAN under Lightning's manual optimization, its generator and discriminator
+         * each with its own backward and Adam, had been told its 14.16 M discriminator weights
+         * "had no gradient", and both Adams' state over the 21.24 M generator's "13.33 B of state
+         * per trainable parameter", "a state of its own size") */
+        uint64_t all = in->param_bytes / out->param_elem, n = in->grad_union / e;
+        out->trainable = n < all ? n : all;
+        out->trainable_union = 1, out->trainable_lower = in->grad_union_lower;
+        snprintf(
+            out->trainable_where, sizeof out->trainable_where,
+            "%sthe gradients' elements of the optimizer steps together: %u sets (told by their "
+            "sizes) made and freed in turn, never all live at once (%.2f M at their most): "
+            "separate backward passes, each with its own optimizer step (a GAN's generator "
+            "and discriminator)%s%s",
+            in->grad_union_lower ? "at least: " : "", in->grad_sets,
+            (double)(in->grad_peak / e) / 1e6,
+            in->grad_union_lower ? "; a size in two sets counted once" : "",
+            out->trainable < all ? "; the rest had none in any step: frozen, or buffers" : "");
     } else if (in->has_cat_peaks && in->grad_peak >= e) {
         out->trainable = in->grad_peak / e;
         /* the weights beside them had no gradient at the gradients' most: frozen, or weights a
