@@ -159,7 +159,8 @@ static void explain_generic(model_result *m, const run_facts *f)
                          "%s gradients of %.2f M trainable parameters, never all at once: "
                          "%.2f M at their most (steps of different weights in turn)",
                          model_trained_bytes(m) == 2 ? "16-bit" : "fp32",
-                         (double)m->rec.trainable / 1e6, (double)me / model_trained_bytes(m) / 1e6);
+                         (double)m->rec.trainable / 1e6,
+                         (double)f->cat_peak[CAT_GRADIENTS] / model_trained_bytes(m) / 1e6);
             else if (me && m->rec.trainable)
                 snprintf(rd, n, "%s gradients of %.2f M trainable parameters",
                          model_trained_bytes(m) == 2 ? "16-bit" : "fp32",

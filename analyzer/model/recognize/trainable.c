@@ -183,8 +183,10 @@ unsigned recognize_trainable(const recognize_input *in, run_recognition *out, un
             "and discriminator)%s%s",
             in->grad_union_lower ? "at least: " : "", in->grad_sets,
             (double)(in->grad_peak / e) / 1e6,
-            in->grad_union_lower ? "; a size in two sets counted once" : "",
-            out->trainable < all ? "; the rest had none in any step: frozen, or buffers" : "");
+            in->grad_union_lower ? "; a size in two sets counted once: more may train" : "",
+            out->trainable < all && !in->grad_union_lower
+                ? "; the rest had none in any step: frozen, or buffers"
+                : "");
     } else if (in->has_cat_peaks && in->grad_peak >= e) {
         out->trainable = in->grad_peak / e;
         /* the weights beside them had no gradient at the gradients' most: frozen, or weights a
