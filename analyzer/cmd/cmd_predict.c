@@ -301,8 +301,7 @@ static int print_json(const nano_config *c, const gpt_shape *s, const prediction
         cJSON_AddBoolToObject(m, "untied_head", s->untied);
     }
     predict_train_json(root, &a->train, s); /* the optimizer and LoRA given, when they were */
-    /* transformers' KV cache, not in the prediction (predict_kv_cache) */
-    cJSON_AddNumberToObject(root, "kv_cache_not_counted_bytes",
+    cJSON_AddNumberToObject(root, "kv_cache_not_counted_bytes", /* (KV cache: not predicted) */
                             (double)(a->from ? 0 : predict_kv_cache(&a->block, s)));
     /* by_category: the failure's state (what was live, moved to the shape), or the step's peak */
     cJSON_AddStringToObject(root, "by_category_at",
@@ -521,6 +520,7 @@ int cmd_predict(int argc, char **argv)
     if (run.has_shape) { /* what the report recognized of the run stays true of its what-ifs */
         s.generic = ts->generic, s.opt_set = ts->opt_set, s.opt_bpp = ts->opt_bpp;
         s.train_frac = ts->train_frac, s.none_seen_trained = ts->none_seen_trained;
+        s.grads_frac = run_shape.grads_frac = ts->grads_frac; /* (steps of different weights) */
         s.patch_tokens = ts->patch_tokens;
         s.no_training = ts->no_training; /* forwards only: no effective batch to keep */
         s.checkpointing |= ts->checkpointing;

@@ -116,6 +116,8 @@ cJSON *calib_shape_json(const gpt_shape *s)
 {
     cJSON *o = cJSON_CreateObject();
     VT_SHAPE_FIELDS(W_NUM, W_NUM, W_DBL, W_BOOL, W_BOOL, W_NUM)
+    if (s->grads_frac > 0) /* (only where steps of different weights read their gradients) */
+        exact_number(o, "gradients_live_fraction", s->grads_frac);
     if (s->nbs) { /* (only where the program sets its accumulation from its micro-batch) */
         cJSON_AddNumberToObject(o, "accumulation_nominal_batch", (double)s->nbs);
         cJSON_AddNumberToObject(o, "accumulation_nominal_floor", (double)s->nbs_floor);
@@ -252,6 +254,9 @@ static int shape_from(const cJSON *o, const char *name, gpt_shape *s, char *err,
         return -1;
     }
     VT_SHAPE_FIELDS(R_U64, R_INT, R_DBL, R_BOOL, R_OPT, R_OPTU)
+    if (cJSON_GetObjectItemCaseSensitive(o, "gradients_live_fraction")) {
+        R_DBL(grads_frac, "gradients_live_fraction")
+    }
     R_OPTU(nbs, "accumulation_nominal_batch")
     R_OPTU(nbs_floor, "accumulation_nominal_floor")
     return 0;

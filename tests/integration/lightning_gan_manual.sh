@@ -10,12 +10,15 @@
 # of its own size". Now, against the program's own counts: the trainable count is the union of
 # the steps' gradient sets (every weight of both models), the state per parameter the program's
 # (its two optimizers' state over the parameters they step: 8 B, Adam's), and the predictions for
-# this configuration not contradicted by its run.
+# this configuration (the report's, predict --from the trace and from its JSON) not contradicted by
+# its run: one model's gradients live at a time.
 set -u
 . "$ROOT/tests/sim_env.sh"
 timeout 300 "$VT" run -q --card 8GiB -o run.vt -- python3 "$ROOT/tests/python/lightning_gan_manual.py" \
     </dev/null >run.out 2>&1 || fail "the run failed: $(tail -n 2 run.out)"
 report_both run
+"$VT" predict --json --from run.vt >pv.json 2>pv.err || fail "predict --from run.vt failed: $(cat pv.err)"
+"$VT" predict --json --from run.json >pj.json 2>pj.err || fail "predict --from run.json failed: $(cat pj.err)"
 python3 - <<'PY' || fail "see above"
 import json
 t = next(json.loads(l.split(" ", 1)[1]) for l in open("run.out") if l.startswith("VRAMTRACE_TORCH_STATS "))
@@ -49,6 +52,15 @@ if not cur or not cur[0]["fits"] or \
         abs(cur[0]["predicted_allocated_bytes"] - t["max_memory_allocated"]) > 0.02 * t["max_memory_allocated"]:
     bad.append("this configuration predicted %s; its run allocated %d B at most"
                % ([(a["predicted_allocated_bytes"], a["fits"]) for a in cur], t["max_memory_allocated"]))
+# predict --from the trace and from its JSON report: this configuration's tensors, its gradients
+# one model's at a time
+for name in ("pv.json", "pj.json"):
+    p = json.load(open(name))
+    if abs(p["tensor_bytes"] - t["max_memory_allocated"]) > 0.02 * t["max_memory_allocated"] or \
+            p["by_category"]["gradients"] > 1.01 * t["grad_bytes_max"]:
+        bad.append("predict --from (%s): tensors %d B, gradients %d B; the run allocated %d B at most, "
+                   "its gradients %d B at most" % (name, p["tensor_bytes"], p["by_category"]["gradients"],
+                                                   t["max_memory_allocated"], t["grad_bytes_max"]))
 grow = [l for l in text.splitlines() if l.strip().startswith("gradients: ")]
 if not grow or "never all at once" not in grow[0]:
     bad.append("the gradients' row: %s" % grow)
