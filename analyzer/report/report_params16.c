@@ -23,6 +23,15 @@ unsigned report_params16(report_ctx *c, replay_result *r, const run_facts *f)
     const infer_value *lg = &c->inferred.v[INFER_logits_dtype_bytes];
     uint64_t copies = r->has_cat_peaks ? r->cat_peak[CAT_AUTOCAST] : 0,
              grads = r->has_cat_peaks ? r->cat_peak[CAT_GRADIENTS] : 0;
+    /* the weights the program's own lines cast to 16 bits are the gradients' bytes, within 1/64:
+     * those are what trains, 16-bit (a QLoRA's bf16 adapters, its LoRA layers .to(bfloat16)
+     * over a 4-bit base, had been counted fp32 from a rotary cos/sin cast taken for their
+     * autocast copies: 8.39 M trainable of the program's 16.78 M, AdamW's 4 B said 8) */
+    const infer_value *c16 = &c->inferred.v[INFER_cast16_bytes];
+    if (f->inferred && r->tensor_mode && !c->inferred.master_bytes && grads && c16->known &&
+        c16->value > 0 && (uint64_t)c16->value + grads / 64 >= grads &&
+        (uint64_t)c16->value <= grads + grads / 64)
+        return 2;
     /* the weights' sizes said 16-bit (infer_weights.c) and autocast copied the trained ones
      * alone, half their gradients' bytes: those are fp32 (a program's own LoRA adapters made
      * after its model was cast); out of memory before any backward (no logits yet), the

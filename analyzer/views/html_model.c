@@ -311,7 +311,7 @@ void html_advice(FILE *out, const report_ctx *c)
         html_esc(out, model_unpredicted_text(model_batch_word(m), m->eval_batch, un, sizeof un));
         fputs(".</p>\n", out);
     } else if (m->capacity && config_known(&m->cfg, CFG_batch_size)) {
-        char u64s[48];
+        char u64s[48], none[200];
         snprintf(u64s, sizeof u64s, m->largest_own ? "%llu to %llu" : "%llu",
                  (unsigned long long)m->largest_batch, (unsigned long long)m->largest_own);
         fprintf(out, "<p>Largest %s that fits (other settings unchanged, keeping &ge; %d %% free",
@@ -321,7 +321,9 @@ void html_advice(FILE *out, const report_ctx *c)
             html_esc(out, m->unreached_short);
         }
         fprintf(out, "): %s<b>%s</b>", m->lower_bounds && m->largest_batch ? "at most " : "",
-                m->largest_batch ? u64s : "none, not even 1");
+                m->largest_batch
+                    ? u64s
+                    : model_largest_none_text(m, model_batch_word(m), none, sizeof none));
         unsigned long long per = m->cfg.batch_per > 1 ? (unsigned long long)m->cfg.batch_per : 0;
         if (per && m->largest_batch) { /* (sequences: the flag's samples too, as the text) */
             fputs(" sequences: ", out);

@@ -245,6 +245,10 @@ void model_json(cJSON *root, const model_result *m, const run_facts *f)
         cJSON_AddNullToObject(pr, "largest_batch_size");
     else
         cJSON_AddNumberToObject(pr, "largest_batch_size", (double)m->largest_batch);
+    if (m->largest_ran) /* (none keeps the headroom; the run's own ran on the card: model_ran.c) */
+        cJSON_AddNumberToObject(pr, "largest_batch_size_ran", (double)m->largest_ran);
+    else
+        cJSON_AddNullToObject(pr, "largest_batch_size_ran");
     /* (predict --from this JSON reads it: the largest on another card is not predicted either) */
     cJSON_AddBoolToObject(pr, "batch_growth_measured", !m->growth_unmeasured);
     cJSON_AddBoolToObject(pr, "largest_batch_size_at_most", m->lower_bounds != 0);

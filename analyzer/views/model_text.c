@@ -321,7 +321,7 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
         fprintf(out, "  largest %s that fits: %s\n", mb,
                 model_unpredicted_text(mb, m->eval_batch, un, sizeof un));
     else if (m->capacity && config_known(&m->cfg, CFG_batch_size)) {
-        char u64s[160];
+        char u64s[160], none[200];
         snprintf(u64s, sizeof u64s, m->largest_own ? "%llu to %llu" : "%llu",
                  (unsigned long long)m->largest_batch, (unsigned long long)m->largest_own);
         unsigned long long per = m->cfg.batch_per > 1 ? (unsigned long long)m->cfg.batch_per : 0;
@@ -336,7 +336,7 @@ static void print_advice(FILE *out, const model_result *m, const model_opts *o)
                 "free%s%s): %s%s%s\n",
                 mb, ADVICE_HEADROOM * 100, m->unreached_short[0] ? "; " : "", m->unreached_short,
                 m->lower_bounds && m->largest_batch ? "at most " : "",
-                m->largest_batch ? u64s : "none, not even 1",
+                m->largest_batch ? u64s : model_largest_none_text(m, mb, none, sizeof none),
                 m->lower_bounds ? " (the what-ifs are lower bounds)" : "");
         char why[320];
         if (m->largest_own) /* (model.h) */
@@ -447,6 +447,19 @@ const char *model_largest_cache_text(uint64_t cache, uint64_t B, uint64_t most, 
              "less than %.0f %% free (measure it: vramtrace fit)",
              card_format_bytes(cache, b1, sizeof b1), (unsigned long long)B,
              card_format_bytes(most, b2, sizeof b2), ADVICE_HEADROOM * 100);
+    return out;
+}
+
+const char *model_largest_none_text(const model_result *m, const char *mb, char *out, size_t n)
+{
+    if (!m->largest_ran)
+        snprintf(out, n, "none, not even 1");
+    else
+        snprintf(out, n,
+                 "none with that room; %llu, this run's own %s, ran on the card with less free "
+                 "(its process peak %.2f GiB)",
+                 (unsigned long long)m->largest_ran, mb,
+                 (double)m->largest_ran_peak / 1073741824.0);
     return out;
 }
 

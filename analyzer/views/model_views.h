@@ -38,6 +38,10 @@ const char *model_largest_cache_text(uint64_t cache, uint64_t B, uint64_t most, 
  * evaluation pass of that batch) in that pass, so the run does not measure how its training step
  * grows with the micro-batch; as the report's text, its page and predict say it. */
 const char *model_unpredicted_text(const char *mb, uint64_t eval_batch, char *out, size_t n);
+/* model_largest_none_text: the largest micro-batch's words where none keeps the headroom: "none,
+ * not even 1", or, where the run's own ran on the card (model.h largest_ran), "none with that
+ * room; B, this run's own, ran on the card with less free (its process peak X)". */
+const char *model_largest_none_text(const model_result *m, const char *mb, char *out, size_t n);
 /* model_own_share_text: "LB with the allocator cache at F % of its tensors, the room for
  * fragmentation a run can need; HI at the S % this run measured (a share that can grow with the
  * MB; measure it: vramtrace fit)", MB mb ("micro-batch", "batch"): the two ends of "largest ...:

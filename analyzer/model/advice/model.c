@@ -574,6 +574,7 @@ int model_build_head(model_result *m, const run_facts *f, const model_opts *o, c
         m->largest_unpredicted = advice_largest_unpredicted(m->growth_unmeasured, f->has_oom, lb);
         m->largest_batch = m->largest_unpredicted ? 0 : lb - lb % model_batch_per(&m->cfg);
     }
+    model_largest_ran(m, f); /* (none keeps the headroom: the run's own ran) */
     if (m->largest_batch && !m->lower_bounds && (m->largest_batch != steady.B || f->has_oom))
         /* a micro-batch this run did not complete: its cache assumed (model.h) */
         m->largest_cache_most = advice_largest_cache(

@@ -280,6 +280,9 @@ typedef struct model_result {
     char why[768]; /* (a warm-up of T adds its two T: model_seq_cause; model_grads.c) */
     int expandable_set;
     uint64_t largest_batch;
+    /* largest_batch 0 (none keeps the headroom), yet the run's own micro-batch ran whole on the
+     * card: its steps, no out-of-memory error, its process peak within it (model_ran.c); 0: not */
+    uint64_t largest_ran, largest_ran_peak; /* (and that peak) */
     /* the cache assumed at largest_batch, and the most with which it still keeps the headroom,
      * said where less than twice the assumed would not (the runs' caches moved 2-3x between
      * micro-batches: Llama 160M fp16 8.7 % of its tensors at B=4, 15.5 % at B=8); 0: not said */
@@ -414,6 +417,8 @@ int model_cast16_words(const model_result *m, const run_facts *f, uint64_t me, c
 /* model_explain: the one-line reasons where measured and formula differ (m->reason_doc /
  * reason_ref), in the words of what was recognized (model_explain.c). */
 void model_explain(model_result *m, const run_facts *f);
+/* model_largest_ran: sets m->largest_ran (model_ran.c) */
+void model_largest_ran(model_result *m, const run_facts *f);
 /* model_peak_after_forward: the peak came in a backward, the optimizer step or an evaluation
  * pass after a step, with the run's category peaks known (what the forward's tensors were,
  * before they were freed) */

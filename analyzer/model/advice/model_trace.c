@@ -365,11 +365,17 @@ void model_trace_dtype(nano_config *c, const run_facts *f, uint64_t untyped)
         /* fp32 gradients and no autocast copy say the trained weights are fp32, not the rest:
          * a QLoRA's 4-bit base dequantized to bf16 in every matmul had been "fp32 compute" */
         char ub[32]; /* (in a unit that shows them: a DQN's 2.6 MB target had been "0.00 GiB") */
+        /* (16-bit where the program's lines cast them so, their gradients' bytes: a QLoRA's
+         * bf16 adapters had been said fp32) */
+        int t16 = f->recog && f->recog->state_elem == 2;
         snprintf(dv->where, sizeof dv->where,
-                 "the trained weights are fp32 (their gradients' size) and autocast made no "
+                 "the trained weights are %s and autocast made no "
                  "16-bit copy of a weight, but %s of weights take no gradient and the "
                  "trace does not give their dtype (frozen weights: a 4-bit or 16-bit base, an "
                  "encoder cast to 16 bits; buffers): what the forward computes in is not known",
+                 t16 ? "16-bit (made by casts to 16 bits on the program's lines, their "
+                       "gradients' bytes)"
+                     : "fp32 (their gradients' size)",
                  card_format_bytes(untyped, ub, sizeof ub));
         return;
     } else if ((why = model_fp32_compute(f, &by_weights)) != NULL) {

@@ -63,6 +63,17 @@ int model_param_dtype_measured(const run_facts *f)
     return (v && v->known && v->value == 2) || (f->has_cat_peaks && f->cat_peak[CAT_AUTOCAST] > 0);
 }
 
+/* cast16_beside: of the cast bytes, those beside the trained weights' (trained, at e B an
+ * element): none where they are the trained ones, 16-bit, within 1/64 (a QLoRA's LoRA layers
+ * .to(bfloat16): had been counted twice, "the 16.78 M trained weights at 2 B, 16.78 M at 2 B
+ * made by casts to 16 bits", their 32 MiB taken from the frozen base's bytes) */
+static uint64_t cast16_beside(uint64_t cast, uint64_t trained, uint64_t e)
+{
+    return e == 2 && cast && cast + trained / 64 >= trained && cast <= trained + trained / 64
+               ? 0
+               : cast;
+}
+
 uint64_t model_weights_untyped(const model_result *m, const run_facts *f)
 {
     const infer_result *ir = f->inferred;
@@ -94,7 +105,7 @@ uint64_t model_weights_untyped(const model_result *m, const run_facts *f)
     /* ... and those the program's lines cast to 16 bits (2 B an element: a ControlNet's frozen
      * U-Net, VAE and text encoder under weight_dtype) */
     const infer_value *cv = &ir->v[INFER_cast16_bytes];
-    uint64_t cast = cv->known && cv->value > 0 ? (uint64_t)cv->value : 0;
+    uint64_t cast = cast16_beside(cv->known && cv->value > 0 ? (uint64_t)cv->value : 0, tr * e, e);
     typed = (copied > typed ? copied : typed) + ema + kept + cast;
     if (me <= typed || (me - typed) * share < me)
         return 0;
@@ -114,19 +125,23 @@ int model_untyped_words(const model_result *m, const run_facts *f, uint64_t me, 
 {
     int e = model_trained_bytes(m);
     uint64_t tb = m->rec.trainable * (uint64_t)e + m->ema_measured, cast = cast16_of(f, me);
-    if (!m->weights_untyped || me <= tb + cast)
+    uint64_t beside = cast16_beside(cast, m->rec.trainable * (uint64_t)e, (uint64_t)e);
+    if (!m->weights_untyped || me <= tb + beside)
         return 0;
-    char ema[136] = "", c16[240] = "";
+    char ema[136] = "", c16[240] = "", own[200] = "";
     if (m->ema_said[0])
         snprintf(ema, sizeof ema, ", %s", m->ema_said);
-    if (cast) /* (those the program's lines cast to 16 bits: their count is known) */
+    if (beside) /* (those the program's lines cast to 16 bits: their count is known) */
         snprintf(c16, sizeof c16, ", %.2f M at 2 B made by casts to 16 bits (%s)",
                  (double)cast / 2e6, f->inferred->cast16_where);
+    else if (cast) /* (they are the trained ones) */
+        snprintf(own, sizeof own, ": made by casts to 16 bits (%s)", f->inferred->cast16_where);
+    cast = beside;
     snprintf(out, n,
-             "the %.2f M trained weights at %d B (%s, as their gradients)%s%s, and %.2f GiB that "
+             "the %.2f M trained weights at %d B (%s, as their gradients%s)%s%s, and %.2f GiB that "
              "take no gradient, whose element size the trace does not give (frozen weights, "
              "buffers%s)",
-             (double)m->rec.trainable / 1e6, e, e == 2 ? "16-bit" : "fp32", ema, c16,
+             (double)m->rec.trainable / 1e6, e, e == 2 ? "16-bit" : "fp32", own, ema, c16,
              (double)(me - tb - cast) / 1073741824.0,
              ema[0] ? "" : ", or a copy the program keeps");
     return 1;
