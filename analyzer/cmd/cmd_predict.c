@@ -1,6 +1,5 @@
-/* cmd_predict.c — `vramtrace predict`: a memory calculator for a GPT (nanoGPT) configuration,
- * no trace needed: per-category peak by the refined formula, the largest tensor, fits or not
- * on a card, the largest batch_size that fits. Formulas: formula.c; calibration: advice.c. */
+/* cmd_predict.c — `vramtrace predict`: a GPT (nanoGPT) configuration's per-category peak by the
+ * refined formula (formula.c; calibration: advice.c), fits or not, the largest batch_size. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,9 +76,8 @@ static uint64_t weights_floor(const model_calib *cal, const gpt_shape *s, uint64
 
 /* withheld: why a --from run's lower bounds recommend nothing, as the report (advice_candidates):
  * 1, an evaluation pass with its own batch ran out of memory (every what-if keeps it); 2, a
- * training run died in its first forward, or its trace ended before its first optimizer step,
- * with nothing to tell how much of it was to come (the rest of the step not measured); 0,
- * neither. The text and the JSON alike. */
+ * training run died in its first forward, or its trace ended before its first optimizer step
+ * (the rest of the step not measured); 0, neither. The text and the JSON alike. */
 static int withheld(const predict_args *a, const model_calib *cal, const gpt_shape *s, int lower)
 {
     if (!a->from)
@@ -174,9 +172,8 @@ verdict:
     gpt_shape base = *s;
     if (a->from && cal->calibrated && !s->accum_unknown)
         base.A = cal->measured_shape.A;
-    /* nanoGPT's names are its settings; another program's (traced, or a model predict knows
-     * by name or config.json, PROG_UNKNOWN) are its own flags, given beside the numbers where
-     * known: the views' words for the rest */
+    /* nanoGPT's names are its settings; another program's (traced, or known by name or
+     * config.json) its own flags beside the numbers where known: the views' words else */
     int nano = c->program == PROG_NANOGPT;
     const char *mb = batch_word(nano ? PROG_NANOGPT : c->program, s->no_training);
     int unmeasured = run->largest_unpredicted;
@@ -260,6 +257,9 @@ verdict:
                mb);
         return;
     }
+    if (!found && !lb && !unmeasured &&
+        predict_print_ran(run, s, &cal->measured_shape, a->card.bytes, mb))
+        return; /* (its own ran there: as the report, model_ran.c) */
     uint64_t floor = found || unmeasured || lb ? 0 : weights_floor(cal, s, a->card.bytes);
     predict_print_recommended(c, s, &base, mb, nano, a->from != NULL, found, rb, ra, unmeasured, lb,
                               floor, run->targs[0] ? run->targs : NULL, cache1);

@@ -105,6 +105,7 @@ static int load_trace(const char *path, FILE *fp, const char *magic, nano_config
     run->cast16 = rep.facts.inferred && cv->known && cv->value > 0 ? (uint64_t)cv->value : 0;
     run->dtype_unknown = !config_known(&m->cfg, CFG_dtype);
     run->retried = !rep.facts.has_oom && rep.facts.oom_recovered;
+    run->ran_batch = m->largest_ran, run->ran_peak = m->largest_ran_peak;
     run->caught = m->lower_bounds && rep.facts.caught_peak && !rep.facts.has_oom;
     snprintf(run->forward_note, sizeof run->forward_note, "%s", m->oom_forward);
     snprintf(run->unreached, sizeof run->unreached, "%s", m->unreached);
@@ -367,6 +368,8 @@ static int load_json(const char *path, const cJSON *root, nano_config *c, predic
             !strncmp(n->valuestring, OPTIM_NOTE_PREFIX, strlen(OPTIM_NOTE_PREFIX)))
             snprintf(run->optim_note, sizeof run->optim_note, "%s", n->valuestring);
     }
+    const cJSON *ran = cJSON_GetObjectItem(pr, "largest_batch_size_ran");
+    run->ran_batch = cJSON_IsNumber(ran) && ran->valuedouble >= 1 ? (uint64_t)ran->valuedouble : 0;
     /* a run that went on from an out-of-memory failure to its end (as load_trace has it); an
      * older report without the count: its row "none"'s words */
     const cJSON *rec_oom = cJSON_GetObjectItem(root, "oom_recovered");
@@ -457,6 +460,22 @@ int predict_from_load(const char *path, nano_config *c, predict_run *run, char *
         rc = -1;
     }
     return rc;
+}
+
+int predict_print_ran(const predict_run *run, const gpt_shape *s, const gpt_shape *m, uint64_t card,
+                      const char *mb)
+{
+    if (!run->ran_batch || s->B != run->ran_batch || card != run->cap || !advice_same_run(s, m) ||
+        s->A != m->A || s->dtype_bytes != m->dtype_bytes)
+        return 0;
+    char pk[48] = "";
+    if (run->ran_peak)
+        snprintf(pk, sizeof pk, " (its process peak %.2f GiB)",
+                 (double)run->ran_peak / 1073741824.0);
+    printf("none keeps %d %% free on this card, but the run's own %s of %llu ran on it with less "
+           "free%s\n",
+           ADVICE_HEADROOM_PCT, mb, (unsigned long long)run->ran_batch, pk);
+    return 1;
 }
 
 int predict_run_as_ran(const predict_run *run, const gpt_shape *s, const gpt_shape *m,

@@ -48,13 +48,15 @@ typedef struct predict_run {
      * largest's words for it (model.h unreached, unreached_short; JSON prediction.unreached_pass);
      * "" none */
     char unreached[600], unreached_short[160];
-    uint64_t params;   /* the run's own count of its weights' elements, as the report infers it
-                        * (a model no formula has: the formula's count would be its embedding's
-                        * alone); 0: unknown */
-    uint64_t untyped;  /* the weights' bytes that take no gradient and whose dtype the trace does
-                        * not give (model.h weights_untyped; JSON untyped_weight_bytes); 0: none */
-    uint64_t cast16;   /* ... made on the program's lines that cast to 16 bits (JSON
-                        * inferred.cast16_bytes); 0: none */
+    uint64_t params;  /* the run's own count of its weights' elements, as the report infers it
+                       * (a model no formula has: the formula's count would be its embedding's
+                       * alone); 0: unknown */
+    uint64_t untyped; /* the weights' bytes that take no gradient and whose dtype the trace does
+                       * not give (model.h weights_untyped; JSON untyped_weight_bytes); 0: none */
+    uint64_t cast16;  /* ... made on the program's lines that cast to 16 bits (JSON
+                       * inferred.cast16_bytes); 0: none */
+    uint64_t ran_batch, ran_peak; /* model.h largest_ran (JSON prediction.largest_batch_size_ran;
+                                   * its peak 0 there): its own ran on its card; 0: not */
     int dtype_unknown; /* 1: what the run computes in is not known (its config's dtype; JSON
                         * config.dtype.source "unknown"): no weights' row says autocast */
 } predict_run;
@@ -66,6 +68,11 @@ typedef struct predict_run {
  * (empty, another kind of file, a malformed trace: exit 3, as every command says it). */
 int predict_from_load(const char *path, nano_config *c, predict_run *run, char *err, size_t errlen);
 
+/* predict_print_ran: where no micro-batch keeps the headroom, s is run's own configuration on its
+ * own card (m: its measured shape) and that run ran it whole there (ran_batch): said, as the
+ * report says it (model_ran.c), not "not even 1 fits"; 1 when said */
+int predict_print_ran(const predict_run *run, const gpt_shape *s, const gpt_shape *m, uint64_t card,
+                      const char *mb);
 /* predict_run_as_ran: s is run's own configuration (m: its measured shape) on its own card, and
  * it completed after its allocator's retry: never recommended as it is (the report's row
  * "none"; it had been said beside another card too) */

@@ -11,7 +11,8 @@
 # and state per parameter, the frozen 4-bit base, its quantization state and bf16 embeddings at
 # their own bytes. Audit F1: the batch-1 run that ran at 5.71 GiB of the 6 GiB card had been told
 # "largest micro-batch that fits: none, not even 1"; now its own ran is said (JSON
-# prediction.largest_batch_size_ran).
+# prediction.largest_batch_size_ran); predict --from it had said "not even a micro-batch of 1 fits:
+# use a smaller model", and says now that the run's own ran on the card with less free.
 set -u
 . "$ROOT/tests/sim_env.sh"
 P="$ROOT/tests/python/qlora_4bit.py"
@@ -25,6 +26,13 @@ run() { # NAME ARGS...
 run b1 --batch_size 1
 run long --batch_size 1 --seq_len 1536
 run b8 --batch_size 8
+# predict --from the trace and from its report's JSON say the same of the card
+"$VT" predict --from long.vt >long.predict 2>&1 && "$VT" predict --from long.json >long.predict_json 2>&1 ||
+    fail "long: predict --from failed"
+for f in long.predict long.predict_json; do
+    grep -q "not even a micro-batch of 1 fits" $f && fail "$f: batch 1 ran, but: $(grep 'not even' $f)"
+    grep -q "but the run's own micro-batch of 1 ran on it with less free" $f || fail "$f: $(tail -n 2 $f)"
+done
 python3 - <<'PY' >check.out 2>&1 || fail "$(cat check.out)"
 import json
 bad = []
