@@ -67,28 +67,38 @@ def main():
     ap.add_argument("--d_model", type=int, default=512)
     ap.add_argument("--n_layer", type=int, default=8)
     ap.add_argument("--max_step", type=int, default=6)
+    ap.add_argument("--batch_chunk", type=int, default=1, help="split the batch into chunks")
     a = ap.parse_args()
+    if a.batch_chunk > 1:
+        assert a.batch_size % a.batch_chunk == 0
     V = 32000
     model = TransfoXL(V, a.d_model, a.n_layer, a.d_model // 64, a.mem_len).to("cuda")
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
     params = sum(p.numel() for p in model.parameters())
-    mems, peaks, phase, it = None, [], "forward", 0
+    C = a.batch_chunk
+    mems, peaks, phase, it = [None] * C, [], "forward", 0
     try:
         for it in range(a.max_step):
-            x = torch.randint(0, V, (a.batch_size, a.tgt_len)).to("cuda")
-            y = torch.randint(0, V, (a.batch_size, a.tgt_len)).to("cuda")
-            phase = "forward"
-            logits, new_mems = model(x, mems)
-            loss = F.cross_entropy(logits.view(-1, V), y.view(-1))
-            del logits
-            phase = "backward"
-            loss.backward()
-            del loss
+            data = torch.randint(0, V, (a.batch_size, a.tgt_len)).to("cuda")
+            target = torch.randint(0, V, (a.batch_size, a.tgt_len)).to("cuda")
+            # (--batch_chunk: the batch in chunks, each with its own memory, as Transformer-XL's
+            # train.py does)
+            data_chunks, target_chunks = data.chunk(a.batch_chunk, 0), target.chunk(a.batch_chunk, 0)
+            for c in range(C):
+                x, y = data_chunks[c].contiguous(), target_chunks[c].contiguous()
+                phase = "forward"
+                logits, new_mems = model(x, mems[c])
+                loss = F.cross_entropy(logits.view(-1, V), y.view(-1))
+                del logits
+                phase = "backward"
+                loss.backward()
+                del loss
+                mems[c] = new_mems  # (the previous segments' memory freed here)
+                del x, y, new_mems
+            del data, target, data_chunks, target_chunks
             phase = "optimizer"
             opt.step()
             opt.zero_grad(set_to_none=True)
-            mems = new_mems  # (the previous segments' memory freed here)
-            del x, y, new_mems
             peaks.append(torch.cuda.max_memory_allocated())
             print(f"STEP {it} peak={peaks[-1]}", flush=True)
     except torch.OutOfMemoryError:

@@ -109,6 +109,45 @@ static int divisor(const char *s, size_t i, size_t len, const char **name, size_
     return 1;
 }
 
+/* chunks_arg: at s[i] "chunk(" after a '.' (torch.chunk(x, N, ...) or x.chunk(N, ...)), N read as
+ * "x.name": name's length into *nl at *name; 0 when the call's count is no such value. The batch
+ * cut into that many chunks, each its own forward and backward (Transformer-XL's --batch_chunk:
+ * torch.chunk(data, args.batch_chunk, 1)), is accumulation by another name. */
+static int chunks_arg(const char *s, size_t i, size_t len, const char **name, size_t *nl)
+{
+    if (i < 1 || s[i - 1] != '.' || i + 6 > len || strncmp(s + i, "chunk(", 6))
+        return 0;
+    int torch_fn = i >= 6 && !strncmp(s + i - 6, "torch.", 6);
+    i += 6;
+    if (torch_fn) { /* (the tensor first: to its comma, outside brackets) */
+        int depth = 0;
+        while (i < len && s[i] != '\n' && (depth || s[i] != ',')) {
+            depth += s[i] == '(' || s[i] == '[';
+            depth -= (s[i] == ')' || s[i] == ']') && depth;
+            i++;
+        }
+        if (i >= len || s[i] != ',')
+            return 0;
+        i++;
+    }
+    while (i < len && s[i] == ' ')
+        i++;
+    size_t a = i;
+    while (i < len && ident_char(s[i]))
+        i++;
+    if (i == a || i >= len || s[i] != '.')
+        return 0;
+    size_t b = ++i;
+    while (i < len && ident_char(s[i]))
+        i++;
+    while (i < len && s[i] == ' ')
+        i++;
+    if (i == b || i >= len || (s[i] != ',' && s[i] != ')'))
+        return 0;
+    *name = s + b, *nl = (size_t)(strcspn(s + b, " ,)"));
+    return 1;
+}
+
 /* cmdline_value: the value the command line gave fl (any of its names), else its integer
  * default; *given: 1 when the command line gave it, '=' or ' ' in *sep; 0 when there is none */
 static long long cmdline_value(const script_flag *fl, int argc, const char *const *argv, int *given,
@@ -168,14 +207,21 @@ static int accum_from(nano_config *c, const config_recfile *f, const char *s, co
      * source itself, as written */
     char *code = pysrc_clean(s, f->len);
     for (size_t i = 0; code && i < f->len; i++) {
-        /* x.batch, and not x.batch_size: the batch flag's value read through its namespace */
-        if (code[i] != '.' || i == 0 || !ident_char(code[i - 1]) || i + 1 + bl > f->len ||
-            strncmp(code + i + 1, bdest, bl) || ident_char(code[i + 1 + bl]))
-            continue;
         const char *name;
         size_t nl;
         char dest[64];
-        if (!divisor(s, i + 1 + bl, f->len, &name, &nl) || nl >= sizeof dest)
+        /* the batch cut into a flag's count of chunks: only where the trace shows the micro-batch
+         * it makes, or that many backward passes before each optimizer step (a tensor's
+         * .chunk(args.n_heads) is no batch's) */
+        int chunked = code[i] == 'c' && chunks_arg(code, i, f->len, &name, &nl);
+        if (chunked)
+            name = s + (name - code); /* (the source's own text, as the division's) */
+        /* x.batch, and not x.batch_size: the batch flag's value read through its namespace */
+        else if (code[i] != '.' || i == 0 || !ident_char(code[i - 1]) || i + 1 + bl > f->len ||
+                 strncmp(code + i + 1, bdest, bl) || ident_char(code[i + 1 + bl]) ||
+                 !divisor(s, i + 1 + bl, f->len, &name, &nl))
+            continue;
+        if (nl >= sizeof dest)
             continue;
         snprintf(dest, sizeof dest, "%.*s", (int)nl, name);
         for (char *p = dest; *p; p++)
@@ -189,6 +235,8 @@ static int accum_from(nano_config *c, const config_recfile *f, const char *s, co
         if (A <= 1 || G % A || (a->src == CONFIG_SRC_TRACE && a->i != A) ||
             (b->src == CONFIG_SRC_TRACE && b->i != G / A) || (trace_b > 0 && trace_b != G / A))
             continue; /* not it, or not what the trace shows */
+        if (chunked && !(trace_b > 0 ? trace_b == G / A : a->src == CONFIG_SRC_TRACE && a->i == A))
+            continue;
         const char *lng = fl[k].names[0];
         for (int m = 0; m < fl[k].nnames; m++)
             if (!strncmp(fl[k].names[m], "--", 2))
@@ -197,8 +245,9 @@ static int accum_from(nano_config *c, const config_recfile *f, const char *s, co
         char line[96], by[320];
         int no = line_at(s, i, line, sizeof line);
         int named = given || a->src == CONFIG_SRC_TRACE; /* (else its default's row names it) */
-        snprintf(by, sizeof by, "%.40s%s%d divides %.40s by it (%.90s)", named ? base : "line ",
-                 named ? ":" : "", no, bflag, line);
+        snprintf(by, sizeof by, "%.40s%s%d %s %.40s %s (%.90s)", named ? base : "line ",
+                 named ? ":" : "", no, chunked ? "cuts the batch of" : "divides", bflag,
+                 chunked ? "into that many chunks, a forward and backward each" : "by it", line);
         if (a->src == CONFIG_SRC_TRACE) {
             size_t w = strlen(a->where);
             snprintf(a->where + w, sizeof a->where - w, "; %s", by);
