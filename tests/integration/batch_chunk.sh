@@ -7,7 +7,8 @@
 # of the accumulation "--batch_size 16 (code change besides: gradients accumulated over 4
 # micro-batches ...; txl_mems.py defines no flag for it)", where --batch_chunk 4 is that change.
 # Now B = --batch_size / --batch_chunk (the trace agrees: that many backward passes a step), A is
-# --batch_chunk's, and a change of A is spelled through it.
+# --batch_chunk's, and a change of A is spelled through it; T is the whole batch's tokens on the
+# device over --batch_size (it had been 128, then 512 over the micro-batch: the program's 256).
 set -u
 . "$ROOT/tests/sim_env.sh"
 P="$ROOT/tests/python/txl_mems.py"
@@ -23,6 +24,9 @@ c = j["config"]
 b, a = c["batch_size"], c["gradient_accumulation_steps"]
 if b["value"] != 16:
     bad.append("micro-batch %s (%s), the program's 32 / 2 = 16" % (b["value"], b.get("where")))
+t = c["block_size"]
+if t["value"] != 256:  # (the program's --tgt_len; the batch's 8192 tokens over 32, not over 16)
+    bad.append("T %s (%s), the program's 256" % (t["value"], t.get("where")))
 if a["value"] != 2 or a.get("flag") != "--batch_chunk":
     bad.append("accumulation %s (%s)" % (a["value"], a.get("where")))
 if "same effective batch 64" in txt or "same effective batch 32" not in txt:

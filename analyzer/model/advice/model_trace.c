@@ -10,6 +10,7 @@
 #include "autocastsrc.h"
 #include "cards.h"
 #include "formula.h"
+#include "model_chunked.h"
 #include "model_seq.h"
 #include "scriptflags.h"
 
@@ -132,6 +133,8 @@ void model_complete_tokens(nano_config *c, const run_facts *f, uint64_t eval_b,
     }
     if (joined_tokens(c, f, n))
         return;
+    if (model_chunked_tokens(c, n))
+        return;
     if (t_over_batch(c, n, "the token batch", ""))
         return;
     if (b->src == CONFIG_SRC_UNKNOWN && !config_unset(t) && t->i > 0 && n % t->i == 0) {
@@ -202,6 +205,8 @@ void model_batch_seen(nano_config *c, const run_facts *f)
                  (long long)ir->v[INFER_image_size].value,
                  (long long)ir->v[INFER_image_size].value);
     }
+    if (model_chunked_seen(c, b0, now, T, first))
+        return;
     if (b0 == b->i && now == b->i && c->batch_global[0]) { /* (the script's B·A over A) */
         snprintf(where, sizeof where,
                  "; the trace agrees: %lld in its first forward (%s) and at the moment explained",

@@ -148,6 +148,9 @@ typedef struct nano_config {
      * its value, batch_global_v, with it; or "" */
     char batch_global[48];
     long long batch_global_v;
+    /* 1: batch_global is cut into chunks on the device by the program (torch.chunk(data,
+     * args.batch_chunk): scriptaccum.c): its token batch is the whole batch's, B·A·T */
+    int batch_chunked;
     /* 1: batch_global is a logical batch the program splits into physical batches of B (its
      * --max-physical-batch-size: config_script_physical), A = batch_global_v / B: no flag of A,
      * a change of it spelled through batch_global */

@@ -277,6 +277,7 @@ static int accum_from(nano_config *c, const config_recfile *f, const char *s, co
         }
         snprintf(c->batch_global, sizeof c->batch_global, "%s", bflag);
         c->batch_global_v = G;
+        c->batch_chunked = chunked;
         b->flag[0] = '\0', b->flag_sep = 0, b->call[0] = '\0';
         free(code);
         return 1;
