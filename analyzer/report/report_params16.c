@@ -28,10 +28,13 @@ unsigned report_params16(report_ctx *c, replay_result *r, const run_facts *f)
      * over a 4-bit base, had been counted fp32 from a rotary cos/sin cast taken for their
      * autocast copies: 8.39 M trainable of the program's 16.78 M, AdamW's 4 B said 8) */
     const infer_value *c16 = &c->inferred.v[INFER_cast16_bytes];
-    if (f->inferred && r->tensor_mode && !c->inferred.master_bytes && grads && c16->known &&
-        c16->value > 0 && (uint64_t)c16->value + grads / 64 >= grads &&
-        (uint64_t)c16->value <= grads + grads / 64)
-        return 2;
+    unsigned cast16 = f->inferred && r->tensor_mode && !c->inferred.master_bytes && grads &&
+                              c16->known && c16->value > 0 &&
+                              (uint64_t)c16->value + grads / 64 >= grads &&
+                              (uint64_t)c16->value <= grads + grads / 64
+                          ? 2
+                          : 0; /* (then no fp32 adapters below: the weights' 16-bit reading of
+                                * a model cast whole, model.to(bfloat16), still made) */
     /* the weights' sizes said 16-bit (infer_weights.c) and autocast copied the trained ones
      * alone, half their gradients' bytes: those are fp32 (a program's own LoRA adapters made
      * after its model was cast); out of memory before any backward (no logits yet), the
@@ -45,19 +48,20 @@ unsigned report_params16(report_ctx *c, replay_result *r, const run_facts *f)
     if (!f->inferred || !r->inferred_from || !r->tensor_mode || !r->has_cat_peaks ||
         (!kept && !lg16 && !(sized && grads && copies)) ||
         f->compile_frames != MODEL_COMPILE_NOT_SEEN)
-        return 0;
+        return cast16;
     if (!f->casts_visible || c->inferred.master_bytes) /* (no copy seen says nothing; the
                                                         * program's fp32 masters told already) */
-        return 0;
+        return cast16;
     int peft = tables_code_find(r->t, "/peft/", NULL, NULL, NULL, 0);
     int adapters32 =
-        kept || (grads && (copies ? copies <= grads / 2 + grads / 16 /* (their copies: half) */ &&
-                                        (peft || (sized && copies + grads / 16 >= grads / 2))
-                                  : peft && tables_code_find(r->t, "/peft/", NULL,
-                                                             "._cast_input_dtype", NULL, 0)));
+        kept ||
+        (!cast16 && grads &&
+         (copies ? copies <= grads / 2 + grads / 16 /* (their copies: half) */ &&
+                       (peft || (sized && copies + grads / 16 >= grads / 2))
+                 : peft && tables_code_find(r->t, "/peft/", NULL, "._cast_input_dtype", NULL, 0)));
     int halves = sized && copies + grads / 16 >= grads / 2 && copies <= grads / 2 + grads / 16;
     if ((copies && !adapters32) || (!lg16 && !kept && !halves))
-        return 0;
+        return cast16;
     /* 16-bit logits are the head's: where its V×d weight got no gradient, the weights trained
      * are a small part of all (under a half) and nothing says theirs are 16-bit, the logits
      * tell a frozen base's 16 bits, and the trained ones are counted fp32 as everywhere the
