@@ -82,6 +82,26 @@ static int flag_of(const script_flag *fl, int n, const char *dest)
     return -1;
 }
 
+/* attr_at: at s[i] (spaces first) "x.name", a value read through a namespace: name's length into
+ * *nl at *name; the index just past it, 0 when the text is no such value */
+static size_t attr_at(const char *s, size_t i, size_t len, const char **name, size_t *nl)
+{
+    while (i < len && s[i] == ' ')
+        i++;
+    size_t a = i;
+    while (i < len && ident_char(s[i]))
+        i++;
+    if (i == a || i >= len || s[i] != '.')
+        return 0;
+    size_t b = ++i;
+    while (i < len && ident_char(s[i]))
+        i++;
+    if (i == b)
+        return 0;
+    *name = s + b, *nl = i - b;
+    return i;
+}
+
 /* divisor: at s[i] (just after ".dest" of the batch flag), "// x.name" or "/ x.name": name's
  * length into *nl at *name; 0 when the text is no such division */
 static int divisor(const char *s, size_t i, size_t len, const char **name, size_t *nl)
@@ -93,19 +113,9 @@ static int divisor(const char *s, size_t i, size_t len, const char **name, size_
     i += i + 1 < len && s[i + 1] == '/' ? 2 : 1;
     if (i < len && s[i] == '=')
         return 0; /* (/=: the batch flag divided in place, by whatever follows) */
-    while (i < len && s[i] == ' ')
-        i++;
-    size_t a = i;
-    while (i < len && ident_char(s[i]))
-        i++;
-    if (i == a || i >= len || s[i] != '.')
-        return 0;
-    size_t b = ++i;
-    while (i < len && ident_char(s[i]))
-        i++;
-    if (i == b || (i < len && s[i] == '('))
+    i = attr_at(s, i, len, name, nl);
+    if (!i || (i < len && s[i] == '('))
         return 0; /* (a method's call: not a flag's value) */
-    *name = s + b, *nl = i - b;
     return 1;
 }
 
@@ -130,22 +140,10 @@ static int chunks_arg(const char *s, size_t i, size_t len, const char **name, si
             return 0;
         i++;
     }
-    while (i < len && s[i] == ' ')
+    i = attr_at(s, i, len, name, nl);
+    while (i && i < len && s[i] == ' ')
         i++;
-    size_t a = i;
-    while (i < len && ident_char(s[i]))
-        i++;
-    if (i == a || i >= len || s[i] != '.')
-        return 0;
-    size_t b = ++i;
-    while (i < len && ident_char(s[i]))
-        i++;
-    while (i < len && s[i] == ' ')
-        i++;
-    if (i == b || i >= len || (s[i] != ',' && s[i] != ')'))
-        return 0;
-    *name = s + b, *nl = (size_t)(strcspn(s + b, " ,)"));
-    return 1;
+    return i && i < len && (s[i] == ',' || s[i] == ')');
 }
 
 /* cmdline_value: the value the command line gave fl (any of its names), else its integer
