@@ -2,6 +2,7 @@
  * flags another program's command line used (config_value.flag / flag_sep), else plain words
  * and no command line (advice.h); and predict's recommendation that keeps the effective batch,
  * in the same words; a prediction's moment as JSON names it. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -222,6 +223,25 @@ static int own_accum(const nano_config *cfg, const gpt_shape *cur, uint64_t b, c
     return w > 0 && (size_t)w < len;
 }
 
+/* same_model_as: of a what-if that changes the micro-batch, the note's "same final model" said
+ * otherwise (fmt, printf's; the rest of the note kept after it); nothing where the note does not
+ * say it or the micro-batch stays. The four readings below are its callers. */
+static void same_model_as(advice_item *it, const gpt_shape *cur, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void same_model_as(advice_item *it, const gpt_shape *cur, const char *fmt, ...)
+{
+    char *p = strstr(it->note, "same final model");
+    if (!p || it->shape.B == cur->B)
+        return;
+    char rest[200], said[sizeof it->note];
+    snprintf(rest, sizeof rest, "%s", p + strlen("same final model"));
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(said, sizeof said, fmt, ap);
+    va_end(ap);
+    snprintf(p, sizeof it->note - (size_t)(p - it->note), "%s%s", said, rest);
+}
+
 /* batch_statistics: a smaller micro-batch changes BatchNorm's statistics: "same final model"
  * is not true of such a network; said instead. Of a model with no language model's loss (lm:
  * rec.lm_head != 1) the loss may not score each sample alone either (samples_alone): said
@@ -229,22 +249,13 @@ static int own_accum(const nano_config *cfg, const gpt_shape *cur, uint64_t b, c
  * "BatchNorm's statistics over micro-batches of 128 (the final model can differ)") */
 static void batch_statistics(advice_item *it, const gpt_shape *cur, int lm)
 {
-    char *p = strstr(it->note, "same final model");
-    if (!p || it->shape.B == cur->B)
-        return;
-    char rest[200];
-    snprintf(rest, sizeof rest, "%s", p + strlen("same final model"));
-    if (lm)
-        snprintf(p, sizeof it->note - (size_t)(p - it->note),
-                 "BatchNorm's statistics over micro-batches of %llu (the final model can "
-                 "differ)%s",
-                 (unsigned long long)it->shape.B, rest);
-    else
-        snprintf(p, sizeof it->note - (size_t)(p - it->note),
-                 "BatchNorm's statistics over micro-batches of %llu (the final model can "
-                 "differ, as it can where the loss is not of each sample alone: a contrastive "
-                 "loss's in-batch negatives, a batch mixed with itself)%s",
-                 (unsigned long long)it->shape.B, rest);
+    same_model_as(it, cur,
+                  lm ? "BatchNorm's statistics over micro-batches of %llu (the final model can "
+                       "differ)"
+                     : "BatchNorm's statistics over micro-batches of %llu (the final model can "
+                       "differ, as it can where the loss is not of each sample alone: a "
+                       "contrastive loss's in-batch negatives, a batch mixed with itself)",
+                  (unsigned long long)it->shape.B);
 }
 
 /* samples_alone: the same gradients from smaller micro-batches hold where the loss is a mean over
@@ -254,15 +265,9 @@ static void batch_statistics(advice_item *it, const gpt_shape *cur, int lm)
  * another run), so "same final model" is said with that condition */
 static void samples_alone(advice_item *it, const gpt_shape *cur)
 {
-    char *p = strstr(it->note, "same final model");
-    if (!p || it->shape.B == cur->B)
-        return;
-    char rest[200];
-    snprintf(rest, sizeof rest, "%s", p + strlen("same final model"));
-    snprintf(p, sizeof it->note - (size_t)(p - it->note),
-             "the same final model where the loss scores each sample alone (not a contrastive "
-             "loss's in-batch negatives, nor a batch mixed with itself)%s",
-             rest);
+    same_model_as(it, cur, "%s",
+                  "the same final model where the loss scores each sample alone (not a "
+                  "contrastive loss's in-batch negatives, nor a batch mixed with itself)");
 }
 
 /* carried: a state the program carries from batch to batch (truncated BPTT: a recurrent
@@ -272,17 +277,12 @@ static void samples_alone(advice_item *it, const gpt_shape *cur)
  * true of it: said instead */
 static void carried(advice_item *it, const gpt_shape *cur, const char *where)
 {
-    char *p = strstr(it->note, "same final model");
-    if (!p || it->shape.B == cur->B)
-        return;
-    char rest[200];
-    snprintf(rest, sizeof rest, "%s", p + strlen("same final model"));
-    snprintf(p, sizeof it->note - (size_t)(p - it->note),
-             "not the same final model: the program carries a state from one batch to the next "
-             "(%s: detached, then passed back to the model): micro-batches of %llu are not the "
-             "batch of %llu whose rows it carries on, and accumulating them needs a state kept "
-             "for each (another run)%s",
-             where, (unsigned long long)it->shape.B, (unsigned long long)cur->B, rest);
+    same_model_as(it, cur,
+                  "not the same final model: the program carries a state from one batch to the "
+                  "next (%s: detached, then passed back to the model): micro-batches of %llu are "
+                  "not the batch of %llu whose rows it carries on, and accumulating them needs a "
+                  "state kept for each (another run)",
+                  where, (unsigned long long)it->shape.B, (unsigned long long)cur->B);
 }
 
 /* whole_groups: a program that takes micro-batches of whole groups alone (cfg->batch_multiple:
@@ -290,15 +290,10 @@ static void carried(advice_item *it, const gpt_shape *cur, const char *where)
  * model" holds because each micro-batch keeps its groups whole, said with it */
 static void whole_groups(advice_item *it, const gpt_shape *cur, const nano_config *cfg)
 {
-    char *p = strstr(it->note, "same final model");
-    if (!p || it->shape.B == cur->B)
-        return;
-    char rest[200];
-    snprintf(rest, sizeof rest, "%s", p + strlen("same final model"));
-    snprintf(p, sizeof it->note - (size_t)(p - it->note),
-             "same final model: each micro-batch of %llu holds whole groups of %s %lld (%s)%s",
-             (unsigned long long)it->shape.B, cfg->batch_multiple, cfg->batch_multiple_v,
-             cfg->batch_multiple_where, rest);
+    same_model_as(it, cur,
+                  "same final model: each micro-batch of %llu holds whole groups of %s %lld (%s)",
+                  (unsigned long long)it->shape.B, cfg->batch_multiple, cfg->batch_multiple_v,
+                  cfg->batch_multiple_where);
 }
 
 void advice_speak(advice_item *items, int n, const nano_config *cfg, const gpt_shape *cur,
