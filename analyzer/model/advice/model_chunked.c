@@ -11,13 +11,12 @@ int model_chunked_tokens(nano_config *c, long long n)
     long long G = c->batch_global_v;
     if (!c->batch_chunked || G <= 0 || t->src != CONFIG_SRC_UNKNOWN || n % G)
         return 0;
-    t->i = n / G;
-    t->src = CONFIG_SRC_TRACE;
-    t->flag[0] = '\0', t->flag_sep = 0, t->call[0] = '\0';
-    snprintf(t->where, sizeof t->where,
+    char where[sizeof t->where];
+    snprintf(where, sizeof where,
              "T = %lld: %lld tokens in the token batch over %.40s %lld, the whole batch on the "
              "device before the program cuts it into chunks",
              n / G, n, c->batch_global, G);
+    config_from_trace(t, n / G, where);
     return 1;
 }
 

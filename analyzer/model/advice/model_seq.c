@@ -9,17 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* set_from_trace: v's value from the trace, where said; the flag that carried nothing */
-static void set_from_trace(config_value *v, long long i, const char *where)
-{
-    v->i = i;
-    v->src = CONFIG_SRC_TRACE;
-    v->flag[0] = '\0';
-    v->flag_sep = 0;
-    v->call[0] = '\0';
-    snprintf(v->where, sizeof v->where, "%.*s", (int)sizeof v->where - 1, where);
-}
-
 int model_seq_changed(nano_config *c, const run_facts *f, long long n, long long T)
 {
     config_value *b = &c->v[CFG_batch_size];
@@ -41,7 +30,7 @@ int model_seq_changed(nano_config *c, const run_facts *f, long long n, long long
              "micro-batch %lld; T changed during the run: %lld in its first forward (%lld tokens "
              "over the same micro-batch)",
              tn, now, b->i, T, n);
-    set_from_trace(&c->v[CFG_block_size], tn, where);
+    config_from_trace(&c->v[CFG_block_size], tn, where);
     c->t_first = T, c->t_first_tokens = n, c->t_now_tokens = now;
     return 1;
 }
@@ -68,7 +57,7 @@ int model_seq_short(nano_config *c, const run_facts *f)
              "micro-batch %lld; %s is a length the run's batches did not reach (%lld in its "
              "first forward: %lld tokens)",
              now / B, now, B, flag, n / B, n);
-    set_from_trace(t, now / B, where);
+    config_from_trace(t, now / B, where);
     return 1;
 }
 
@@ -132,7 +121,7 @@ int model_seq_encoder(nano_config *c, const run_facts *f)
              "tensor of B·T = %lld × %lld tokens)",
              Tp, d, (unsigned long long)sm->size, sm->softmax, H, N, (unsigned long long)w->size,
              w->n, S, Tp, flag, B, T);
-    set_from_trace(t, Tp, where);
+    config_from_trace(t, Tp, where);
     c->t_blocks = 1;
     if (k > 1) { /* (each sample of the flag k sequences: B in sequences, the formulas' unit) */
         char fl[sizeof b->flag], said[96], sep = b->flag_sep;
@@ -146,7 +135,7 @@ int model_seq_encoder(nano_config *c, const run_facts *f)
                  "the first forward (%lld tokens over T = %lld): the flag is the micro-batch, each "
                  "of its samples %lld sequences in the forward",
                  S, k, said, d, N, Tp, k);
-        set_from_trace(b, S, where);
+        config_from_trace(b, S, where);
         snprintf(b->flag, sizeof b->flag, "%s", fl); /* (the what-ifs spelled through it, / k) */
         b->flag_sep = sep;
         c->batch_per = (int)k;

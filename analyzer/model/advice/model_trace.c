@@ -17,13 +17,7 @@
 /* set_trace: key k from the trace (src TRACE, where), the flag that carried nothing. */
 static void set_trace(nano_config *c, config_key k, long long v, const char *where)
 {
-    config_value *cv = &c->v[k];
-    cv->i = v;
-    cv->src = CONFIG_SRC_TRACE;
-    cv->flag[0] = '\0';
-    cv->flag_sep = 0;
-    cv->call[0] = '\0';
-    snprintf(cv->where, sizeof cv->where, "%.*s", (int)sizeof cv->where - 1, where);
+    config_from_trace(&c->v[k], v, where);
 }
 
 /* t_over_batch: T from the n tokens of a token batch (what: which, in words; why: more said, or

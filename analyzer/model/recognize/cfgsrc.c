@@ -135,13 +135,18 @@ void cfgsrc_apply_inferred(nano_config *c, const infer_result *ir)
         } else {
             snprintf(where, sizeof where, "%s", how);
         }
-        v->i = iv->value;
-        v->src = CONFIG_SRC_TRACE;
-        snprintf(v->where, sizeof v->where, "%.*s", (int)sizeof v->where - 1, where);
-        v->flag[0] = '\0';
-        v->flag_sep = 0;
-        v->call[0] = '\0';
+        config_from_trace(v, iv->value, where);
     }
+}
+
+void config_from_trace(config_value *v, long long i, const char *where)
+{
+    v->i = i;
+    v->src = CONFIG_SRC_TRACE;
+    v->flag[0] = '\0';
+    v->flag_sep = 0;
+    v->call[0] = '\0';
+    snprintf(v->where, sizeof v->where, "%.*s", (int)sizeof v->where - 1, where);
 }
 
 /* py_str_assign: the quoted value of the top-level line `name = '...'` (or `name: T = '...'`)

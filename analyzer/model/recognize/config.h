@@ -205,6 +205,10 @@ int config_apply_file(nano_config *c, const char *path, const char *cwd, char *e
  * the user gave `predict`); a trace's files are its FILE records. */
 int config_apply_stream(nano_config *c, FILE *fp, const char *path, char *err, size_t errlen);
 
+/* config_from_trace: v's value i from the trace (src CONFIG_SRC_TRACE), where it says how; the
+ * flag, its separator and call cleared (no flag carried it) */
+void config_from_trace(config_value *v, long long i, const char *where);
+
 /* config_set: sets key (a name such as "batch_size") from a Python literal text, checked
  * against the key's type. Unknown model keys: returns 1 (caller decides). 0 on success,
  * -1 with err on a bad value. */
