@@ -20,6 +20,13 @@ BUILD=$(cd "${BUILD:-build}" && pwd)
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 export BUILD ROOT
 export VT="$BUILD/vramtrace" VT_PRELOAD="$BUILD/libvramtrace.so" FAKE="$BUILD/fakecuda"
+# python3 through pyenv's shim (a bash script asking pyenv which version) takes ~0.4 s to start,
+# the interpreter itself ~0.05 s, and the tests start it thousands of times: the interpreter's
+# own folder goes first in PATH, as `pyenv exec` itself does (the same python3, its pip beside it)
+if py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) && [ -x "$py" ]; then
+    PATH=$(dirname "$py"):$PATH
+    export PATH
+fi
 TEST_TIMEOUT=${TEST_TIMEOUT:-600}
 JOBS=${TEST_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
 case $JOBS in '' | *[!0-9]* | 0) JOBS=1 ;; esac
