@@ -105,7 +105,12 @@ static cJSON *advice_json(const advice_item *it, int lower)
 {
     cJSON *e = cJSON_CreateObject();
     jsonw_add_c(e, "change", it->change);
-    jsonw_add_c(e, "command_line", it->cmdline);
+    /* the arguments alone; a change in the program's code apart (the text's "change:" line
+     * says both) */
+    char args[sizeof it->cmdline], code[sizeof it->cmdline];
+    advice_cmdline_split(it->cmdline, args, sizeof args, code, sizeof code);
+    jsonw_add_c(e, "command_line", args);
+    jsonw_add_c(e, "code_change", code);
     cJSON_AddNumberToObject(e, "predicted_peak_bytes", (double)it->predicted_peak);
     /* a forward the OOM cut short: the prediction is a lower bound ("fits": may fit) */
     cJSON_AddBoolToObject(e, "predicted_peak_at_least", lower);

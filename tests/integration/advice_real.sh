@@ -158,9 +158,9 @@ for line in open(sys.argv[1]):
             bad.append("%s: compile=False needs %s B for the run's %s B, unsaid: %r" %
                        (t, a["required_bytes"], now, a["note"]))
     for a in r["advice"]:  # nanoGPT's code names only for nanoGPT
-        if not fam.startswith("nano") and ("GPT.forward" in a["command_line"] or
-                                           "Block" in a["command_line"]):
-            bad.append("%s: advice %r speaks nanoGPT's code" % (t, a["command_line"]))
+        said = a["command_line"] + " " + a["code_change"]  # (the change: line's)
+        if not fam.startswith("nano") and ("GPT.forward" in said or "Block" in said):
+            bad.append("%s: advice %r speaks nanoGPT's code" % (t, said))
     if not fam.startswith("nano") and not any(
             re.fullmatch(r"--batch-size \d+", a["command_line"]) for a in r["advice"]):
         bad.append("%s: no advice in the program's own --batch-size N" % t)

@@ -18,8 +18,8 @@ bad = []
 if len(kv) != 1:
     bad.append("%d use_cache=False what-ifs: %s" % (len(kv), [a["change"] for a in j["advice"]]))
 for a in kv:
-    if a["change"] != "use_cache=False in the training forward" or "not in the generation" not in a["command_line"]:
-        bad.append("what-if %r, %r" % (a["change"], a["command_line"]))
+    if a["change"] != "use_cache=False in the training forward" or "not in the generation" not in a["code_change"]:
+        bad.append("what-if %r, %r" % (a["change"], a["code_change"]))
     if "never read in training" in a["note"] or "generation" not in a["note"]:
         bad.append("note: %r" % a["note"])
 print("\n".join(bad))

@@ -155,12 +155,13 @@ for f in ALL:
     for a in r.get("advice") or []:
         if "accumulation" not in a["change"] or a["change"].startswith("none"):
             continue
-        cl = a["command_line"] or ""
+        cl = (a["command_line"] + " " + a["code_change"]).strip()  # (the change: line's)
         if "gradient_accumulation_steps=" in cl:
             continue  # a Trainer's: its training arguments' call
+        cc = a["code_change"]
         if flag and flag.group(1) not in cl or not flag and \
-                "(code change besides: gradients accumulated over" not in cl and \
-                "%s defines no flag for it)" % f["program"] not in cl or bflag not in cl:
+                not cc.startswith("gradients accumulated over") and \
+                "%s defines no flag for it" % f["program"] not in cc or bflag not in a["command_line"]:
             bad.append("%s: %r said with the command line %r (the script's flag: %s)" %
                        (t, a["change"], cl, flag and flag.group(1)))
     # a frozen teacher's logits are among the logits/loss bytes of a distillation run: the loss

@@ -122,14 +122,16 @@ for line in open(sys.argv[1]):
             bad.append("%s: dtype %s, the script's TrainingArguments(bf16=True)" %
                        (t, cfg["dtype"]))
         for a in r["advice"]:
-            cl, ch = a["command_line"], a["change"]
+            cl, ch = a["code_change"], a["change"]  # (the Trainer's call: a code change)
+            if a["command_line"]:
+                bad.append("%s: %r as arguments %r under the Trainer" % (t, ch, a["command_line"]))
             if "--" in cl or (ch.startswith("micro-batch") and not cl.startswith(
                     "TrainingArguments(per_device_train_batch_size=")) or \
                     ("accumulation" in ch and "gradient_accumulation_steps=" not in cl):
                 bad.append("%s: %r changes through %r" % (t, ch, cl))
             if "checkpointing" in ch and cl != "TrainingArguments(gradient_checkpointing=True)":
                 bad.append("%s: checkpointing through %r under the Trainer" % (t, cl))
-        if not any(a["change"].startswith("micro-batch") and a["command_line"]
+        if not any(a["change"].startswith("micro-batch") and a["code_change"]
                    for a in r["advice"]):
             bad.append("%s: no micro-batch change through TrainingArguments" % t)
         # the Trainer's per-step tensors made before the first forward (the label count of

@@ -115,10 +115,14 @@ for m in ("nt", "no"):
         if b is None or b == t["batch_size"] or it["evaluation_batch"] is not None:
             continue
         seen += 1
+        # the text's change: line says the program's own count; JSON's command_line is the
+        # batch flag alone, no code change (the program makes the count itself)
         words = "round(64 / %d), 2) = %d micro-batches" % (b, own(b))
-        if it["gradient_accumulation_steps"] != own(b) or words not in it["command_line"]:
-            bad.append("%s: what-if at %d: A %s, %r (the program's own: %d)" % (
-                m, b, it["gradient_accumulation_steps"], it["command_line"], own(b)))
+        said = [l for l in text.splitlines() if l.strip().startswith("change: " + it["command_line"] + " (")]
+        if it["gradient_accumulation_steps"] != own(b) or it["code_change"] or \
+                not it["command_line"].startswith("--") or not any(words in l for l in said):
+            bad.append("%s: what-if at %d: A %s, %r, %r (the program's own: %d)" % (
+                m, b, it["gradient_accumulation_steps"], it["command_line"], it["code_change"], own(b)))
     if not seen:
         bad.append("%s: no what-if of a smaller batch (the case needs one)" % m)
 rec = next(i for i in json.load(open("nt.json"))["advice"] if i["recommended"])

@@ -58,10 +58,52 @@ static void test_speak_global(void **state)
     assert_true(same >= 1 && half >= 1);
 }
 
+/* JSON's two keys from each form the "change:" line takes (advice_cmdline_split) */
+static void split_is(const char *cl, const char *want_args, const char *want_code)
+{
+    char args[320], code[320];
+    advice_cmdline_split(cl, args, sizeof args, code, sizeof code);
+    assert_string_equal(args, want_args);
+    assert_string_equal(code, want_code);
+}
+
+static void test_cmdline_split(void **state)
+{
+    (void)state;
+    split_is("", "", "");
+    split_is("--batch-size 8 --grad-accum 4", "--batch-size 8 --grad-accum 4", "");
+    split_is("--batch_size=8", "--batch_size=8", "");
+    split_is("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+             "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True", "");
+    split_is("(code change: model.config.use_cache = False before training)", "",
+             "model.config.use_cache = False before training");
+    split_is("TrainingArguments(per_device_train_batch_size=2, gradient_accumulation_steps=8)", "",
+             "TrainingArguments(per_device_train_batch_size=2, gradient_accumulation_steps=8)");
+    split_is("Trainer(precision=\"bf16-mixed\")", "", "Trainer(precision=\"bf16-mixed\")");
+    /* flags, then a call (advice_flags) */
+    split_is("--lr 3; TrainingArguments(per_device_train_batch_size=2)", "--lr 3",
+             "TrainingArguments(per_device_train_batch_size=2)");
+    /* a flag and the code change beside it, whose words hold "; " (accum_code_change) */
+    split_is("--batch-size 32 (code change besides: gradients accumulated over 2 micro-batches "
+             "before each optimizer step; a.py defines no flag for it)",
+             "--batch-size 32",
+             "gradients accumulated over 2 micro-batches before each optimizer step; a.py "
+             "defines no flag for it");
+    split_is("--b 8 (besides: gradients accumulated over 2 micro-batches, by a code change)",
+             "--b 8", "gradients accumulated over 2 micro-batches, by a code change");
+    split_is("(gradients accumulated over 2 micro-batches, by a code change)", "",
+             "gradients accumulated over 2 micro-batches, by a code change");
+    /* a note that nothing else changes (own_accum): no code change */
+    split_is("--batch-size 8 (train.py sets its accumulation from the batch itself: "
+             "max(round(64 / 8), 1) = 8 micro-batches per optimizer step, nothing else to change)",
+             "--batch-size 8", "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_speak_global),
+        cmocka_unit_test(test_cmdline_split),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -551,6 +551,11 @@ typedef struct advice_item {
     int recommended;
 } advice_item;
 
+/* advice_cmdline_split: an item's cmdline as JSON's two keys: the arguments to give the program
+ * (args, alen bytes: "--batch_size=8", "NAME=VALUE" for an environment setting, or "") and the
+ * change to make in its code (code, clen bytes: "" when none) */
+void advice_cmdline_split(const char *cl, char *args, size_t alen, char *code, size_t clen);
+
 #define ADVICE_MAX 12
 
 /* advice_candidates: the documents' options for cur, best first (formula.md §4), each

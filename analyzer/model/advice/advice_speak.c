@@ -512,3 +512,39 @@ const char *advice_moment_key(int moment)
            : moment == PREDICT_AT_MEASURED     ? "measured"
                                                : "step_peak";
 }
+
+/* advice_cmdline_split: cl (an advice_item's cmdline, as the report's "change:" line says it)
+ * as the arguments to give the program (args: "--batch-size 8", an environment setting
+ * "NAME=VALUE", or "") and the change to make in its code (code: "" when none). The texts above
+ * write: arguments; a call the script makes ("TrainingArguments(...)", "Trainer(...)"), alone
+ * or after arguments and "; " (advice_flags); a code change in parentheses, alone or after the
+ * arguments that go with it (accum_code_change: "(code change: ...)", "(besides: ...)",
+ * "(gradients accumulated ...)"); or a note in parentheses after the arguments that says nothing
+ * else is to change (own_accum: no code change). Each cut to its buffer's size. */
+void advice_cmdline_split(const char *cl, char *args, size_t alen, char *code, size_t clen)
+{
+    static const char *const lead[] = {"code change besides: ", "code change: ", "besides: "};
+    size_t n = strlen(cl), id = strspn(cl, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                           "0123456789_.");
+    const char *semi = strstr(cl, "; "), *paren = cl[0] == '(' ? cl : strstr(cl, " (");
+    snprintf(args, alen, "%s", cl);
+    code[0] = '\0';
+    if (id && cl[id] == '(') { /* a call in the script */
+        args[0] = '\0';
+        snprintf(code, clen, "%s", cl);
+    } else if (semi && (!paren || semi < paren)) { /* arguments, then the calls */
+        snprintf(args, alen, "%.*s", (int)(semi - cl), cl);
+        snprintf(code, clen, "%s", semi + 2);
+    } else if (paren && n && cl[n - 1] == ')') { /* arguments, then words in parentheses */
+        snprintf(args, alen, "%.*s", (int)(paren - cl), cl);
+        const char *c = paren + (paren == cl ? 1 : 2);
+        size_t i = 0;
+        while (i < sizeof lead / sizeof *lead && strncmp(c, lead[i], strlen(lead[i])))
+            i++;
+        if (i < sizeof lead / sizeof *lead)
+            c += strlen(lead[i]);
+        else if (strncmp(c, "gradients accumulated", 21))
+            return; /* (a note: nothing else to change) */
+        snprintf(code, clen, "%.*s", (int)(cl + n - 1 - c), c);
+    }
+}
