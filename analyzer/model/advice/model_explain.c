@@ -27,7 +27,9 @@ static void optimizer_state(const model_result *m, const run_facts *f, uint64_t 
     } else if (me == 0 && f->steps_why) { /* (PCGrad's per-task frees had been "no state") */
         snprintf(out, n, "none measured, and whether an optimizer step ran is not known");
     } else if (me == 0 && r->optim == OPT_NONE) {
-        snprintf(out, n, "the optimizer keeps no state (%.40s: %.240s)",
+        snprintf(out, n,
+                 r->optim_off_device ? "the optimizer keeps no state on the device (%.40s: %.220s)"
+                                     : "the optimizer keeps no state (%.40s: %.240s)",
                  r->optim_class[0] ? r->optim_class : "no state measured",
                  r->optim_source[0] ? r->optim_source : r->optim_where);
     } else if (me == 0 && f->iterations == 0 && optim_steps_unseen(r)) {

@@ -52,6 +52,8 @@ int optim_factored_kernels(const run_recognition *r)
 
 const char *optim_text(const run_recognition *r)
 {
+    if (r->optim == OPT_NONE && r->optim_off_device)
+        return "no state on the device";
     if (optim_factored_kernels(r))
         return "factored second moments (Adafactor) over each weight's last two dimensions: a "
                "k×k convolution's kernels keep 2/k states per weight (two at 1×1), a matrix "
@@ -135,6 +137,7 @@ void recognize_optim(const recognize_input *in, run_recognition *out)
     out->optim = OPT_UNKNOWN;
     out->optim_bpp = -1;
     out->optim_unmeasured = NULL, out->steps_unsure = out->passes_lower = 0;
+    out->optim_off_device = 0;
     out->optim_class[0] = out->optim_where[0] = '\0';
     out->steps_may_hide = in->iterations == 0 && in->backward_done > 0;
     optim_kind named = named_optims(in, out);
@@ -456,7 +459,9 @@ void recognize_optim_script(const config_files *fs, run_recognition *r)
      * none measured, kept) */
     int skipped = r->steps_maybe_skipped;
     optim_own_wraps(fs, r); /* (SAM over SGD: what SAM keeps itself is not the state measured) */
-    if (r->optim != OPT_UNKNOWN || (r->optim_bpp >= 0 && !skipped) || !fs)
+    /* steps measured to make no state on the device, no SGD's code named: the script's kinds */
+    int none = r->optim == OPT_NONE && r->optim_bpp >= 0 && !strstr(r->optim_class, "SGD");
+    if (!fs || (!none && (r->optim != OPT_UNKNOWN || (r->optim_bpp >= 0 && !skipped))))
         return;
     optim_kind kind = OPT_UNKNOWN;
     char where[200] = "";
@@ -515,6 +520,10 @@ void recognize_optim_script(const config_files *fs, run_recognition *r)
             i += n;
         }
         free(c);
+    }
+    if (none) {
+        optim_none_elsewhere(r, kinds, where); /* (optim_own.c) */
+        return;
     }
     if (kind == OPT_UNKNOWN)
         return;

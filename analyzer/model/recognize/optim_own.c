@@ -135,3 +135,23 @@ void optim_own_wraps(const config_files *fs, run_recognition *r)
             "SAM's weight copy) is not in this count",
             said);
 }
+
+void optim_none_elsewhere(run_recognition *r, unsigned kinds, const char *where)
+{
+    if (!kinds || kinds & (1u << OPT_SGD))
+        return; /* (SGD constructed, or nothing found: plain SGD may be what ran) */
+    r->optim_off_device = 1;
+    /* the first construction, its file by its base name: "Adam( in train.py:87" */
+    const char *in = strstr(where, "( in "), *slash = in ? strrchr(in, '/') : NULL;
+    int k = in && in - where < 48 ? (int)(in - where) + 5 : 0; /* ("NAME( in ") */
+    snprintf(r->optim_source, sizeof r->optim_source,
+             "%.*s%.60s%s, no SGD: any state it keeps is off the device", k, where,
+             slash ? slash + 1
+             : in  ? in + 5
+                   : where,
+             kinds & (kinds - 1) ? " and more kinds" : "");
+    size_t w = strlen(r->optim_where);
+    snprintf(r->optim_where + w, sizeof r->optim_where - w,
+             "; the script constructs %s (on the host, as ZeRO-Offload's, or none)",
+             r->optim_source);
+}

@@ -234,6 +234,8 @@ typedef struct run_recognition {
                               * steps counted (gradients freed) may have updated nothing */
     int sgd_bare; /* 1: no step ran, and every one of the script's SGD calls gives neither momentum
                    * nor weight decay (optim_sgd_bare): its update makes no tensor */
+    int optim_off_device;   /* 1: its steps made no state on the device, and the script constructs
+                             * no SGD (optim_none_elsewhere): none here, whatever it keeps */
     char optim_source[160]; /* the script's SGD call that says it keeps no state, with what says
                              * so ("SGD( in train.py:56 (momentum not given: ...)"); "": none */
     int steps_may_hide;     /* 1: no optimizer step seen, after a backward pass that completed: one
@@ -352,6 +354,11 @@ void optim_layout_said(const recognize_input *in, run_recognition *out, unsigned
  * class of the script's own constructs and drives (SAM over SGD): said in r->optim_where, with
  * what its class keeps beside the step not counted there */
 void optim_own_wraps(const config_files *fs, run_recognition *r);
+/* optim_none_elsewhere: steps measured to make no state on the device (r->optim OPT_NONE), by a
+ * script whose optimizer constructions (kinds: bit 1u << optim_kind; where: the first, "NAME( in
+ * FILE:LINE") include no SGD: not said to be plain SGD (an Adam whose state is on the host, as
+ * ZeRO-Offload's, had been "no state (plain SGD)"): r->optim_off_device set, where said */
+void optim_none_elsewhere(run_recognition *r, unsigned kinds, const char *where);
 /* recognize_family / recognize_optim / recognize_features: the three parts of recognize_run. */
 void recognize_family(const recognize_input *in, run_recognition *out);
 void recognize_optim(const recognize_input *in, run_recognition *out);
