@@ -11,15 +11,21 @@
 # blocks that ran are now not counted, the what-ifs lower bounds: no what-if at B=8 may say it
 # does not fit, each bound stays at or below what B=8's run measured, and the largest micro-batch
 # is "at most" one no smaller than 8.
+# B=12 runs out of memory in its decoder's fifth block (blocks enough to repeat: the what-ifs are
+# estimates): its logits, not reached, had been counted over the encoder's 512 positions, not the
+# decoder's 128 (10*B*512*V: 1.84 GiB at B=12, 1.23 GiB of predict --from's B=8 where B=8's run
+# kept 376.5 MiB). Now over the decoder's token batch, the second the first forward looked up: at
+# most 16 B per element of the program's B x tgt_len x vocab logits, and its T said in the note;
+# the micro-batch recommended and the largest said to fit run without OOM when rerun.
 set -u
 . "$ROOT/tests/sim_env.sh"
 P="$ROOT/tests/python/t5_adafactor.py"
-for b in 16 13 8; do
+for b in 16 13 12 8; do
     timeout 300 "$VT" run -q --card 8GiB -o "b$b.vt" -- python3 "$P" --batch_size "$b" </dev/null >"b$b.out" 2>&1
     grep -q '^VRAMTRACE_TORCH_STATS ' "b$b.out" || fail "B=$b: no truth line: $(tail -n 2 "b$b.out")"
     report_both "b$b"
 done
-for b in 16 13; do
+for b in 16 13 12; do
     "$VT" predict --json --from "b$b.vt" --batch_size=8 >"p$b.json" || fail "predict --from b$b.vt failed"
     "$VT" predict --from "b$b.vt" --batch_size=8 >"p$b.txt" || fail "predict --from b$b.vt (text) failed"
 done
@@ -57,7 +63,33 @@ for b in (16, 13):
             bad.append("B=%d's report: no %r in its notes: %s" % (b, w, note[:300]))
     if "does not fit" in open("p%d.txt" % b).read():
         bad.append("predict --from b%d.vt (text): does not fit" % b)
+# B=12: cut after blocks of the decoder enough to repeat; its logits over the decoder's length
+t12 = truth("b12.out")
+assert t12["oom"] and t12["oom_phase"] == "forward" and t12["oom_at"]["stack"] == "decoder" and \
+    t12["oom_at"]["block"] >= 2, t12
+j, p = json.load(open("b12.json")), json.load(open("p12.json"))
+tv = t12["tgt_len"] * t12["vocab_size"]  # one sample's logits' elements, the decoder's positions
+lw = j["prediction"]["calibration"].get("logits_whole_bytes") or 0
+if not 8 <= lw / (t12["batch_size"] * tv) <= 16:
+    bad.append("B=12's report: logits %.2f GiB, %.1f B per element of the program's B x tgt_len x vocab" %
+               (lw / 2**30, lw / (t12["batch_size"] * tv)))
+lp = p["by_category"]["logits_loss"]
+if not 8 <= lp / (8 * tv) <= 16:
+    bad.append("predict --from b12.vt --batch_size=8: logits/loss %.2f GiB, %.1f B per element of 8 x tgt_len x vocab" %
+               (lp / 2**30, lp / (8 * tv)))
+if "T = %d, the decoder's length" % t12["tgt_len"] not in (j["prediction"]["first_forward_note"] or ""):
+    bad.append("B=12's report: no T = %d in its note: %s" % (t12["tgt_len"], j["prediction"]["first_forward_note"]))
+rec = [it["batch_size"] for it in j["advice"] if it.get("recommended") and it.get("batch_size")]
+big = j["prediction"]["largest_batch_size"]
+open("rerun.txt", "w").write(" ".join(str(b) for b in sorted(set(rec + ([big] if big else [])))))
 print("\n".join(bad))
 exit(1 if bad else 0)
 PY
-echo "t5_decoder: ok (a T5 cut in its encoder: the decoder not reached is not counted, B=8 at most a lower bound below its run's peak)"
+# the micro-batches B=12's report recommends and says fit, rerun on the same card: no OOM
+for b in $(cat rerun.txt); do
+    timeout 300 "$VT" run -q --card 8GiB -o "r$b.vt" -- python3 "$P" --batch_size "$b" </dev/null >"r$b.out" 2>&1
+    grep '^VRAMTRACE_TORCH_STATS ' "r$b.out" | grep -q '"oom": false' ||
+        fail "B=12's report: B=$b recommended or said to fit; its run: $(grep -o '"oom[^,]*,' "r$b.out" | head -n 2 | tr -d '\n')"
+done
+[ -s rerun.txt ] || fail "B=12's report: no micro-batch recommended or said to fit"
+echo "t5_decoder: ok (a T5 cut in its encoder: the decoder not reached is not counted, B=8 at most a lower bound below its run's peak; cut in its decoder: logits over the decoder's length, micro-batches advised run)"

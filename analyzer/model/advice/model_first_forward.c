@@ -16,6 +16,26 @@ static uint64_t known_size(const model_result *m, config_key k)
     return config_known(&m->cfg, k) ? (uint64_t)m->cfg.v[k].i : 0;
 }
 
+/* logits_length: the T of the logits at the end of a forward cut short (B the run's micro-batch):
+ * an encoder-decoder's are over its decoder's positions, the second token batch the trace read
+ * (infer.h second_tokens: B·T' looked up after the encoder's batch), said in why ("(T = 128, ...)
+ * "); else the configuration's T (the first batch's, an encoder's), why left empty */
+static uint64_t logits_length(const model_result *m, const run_facts *f, uint64_t B, char *why,
+                              size_t n)
+{
+    const infer_value *s = f->inferred ? &f->inferred->second_tokens : NULL;
+    uint64_t T = known_size(m, CFG_block_size);
+    if (m->rec.family != FAM_ENCODER_DECODER || !s || !s->known || !B || s->value <= 0 ||
+        (uint64_t)s->value % B || (uint64_t)s->value / B == T)
+        return T;
+    snprintf(why, n,
+             "(T = %llu, the decoder's length, not the encoder's %llu: the second token batch "
+             "looked up in the first forward, %lld tokens over B = %llu) ",
+             (unsigned long long)((uint64_t)s->value / B), (unsigned long long)T,
+             (long long)s->value, (unsigned long long)B);
+    return (uint64_t)s->value / B;
+}
+
 /* first_forward_frozen: the run died in its first forward, whose weights' 16-bit copies were
  * freed after each use (autocast caches a copy, for the region, only of a weight that needs a
  * gradient; autograd keeps one only where a gradient flows through): replay.h's
@@ -379,7 +399,7 @@ void model_oom_forward_share(model_result *m, const run_facts *f)
      * shifted (a decoder's, the refined formula's; the sizes alone do not tell which: 12), 8
      * compiled. A GPT-2 recorded with native frames alone, cut at its 12th block at B=16, had B=8
      * predicted at 11.25 GiB, "fits" on 12 GiB, without them; its run at B=8 took 14.30 */
-    char lg[400] = "";
+    char lg[560] = "";
     if (m->shape.no_head && !f->at_oom.bytes[CAT_LOGITS])
         /* the sizes alone, cut before the end: no class says it has a head, none seen */
         snprintf(lg, sizeof lg, "%s",
@@ -388,8 +408,9 @@ void model_oom_forward_share(model_result *m, const run_facts *f)
                  "known");
     else if (m->rec.family == FAM_DECODER || m->rec.family == FAM_ENCODER ||
              m->rec.family == FAM_ENCODER_DECODER) {
-        uint64_t B = known_size(m, CFG_batch_size), T = known_size(m, CFG_block_size),
-                 V = known_size(m, CFG_vocab_size);
+        uint64_t B = known_size(m, CFG_batch_size), V = known_size(m, CFG_vocab_size);
+        char tdec[200] = "";
+        uint64_t T = logits_length(m, f, B, tdec, sizeof tdec);
         unsigned per = m->shape.compile ? 8 : m->rec.family == FAM_DECODER ? 12 : 10;
         double logits = (double)B * (double)T * (double)V * per;
         if (f->at_oom.bytes[CAT_LOGITS] == 0 && logits > 0 && logits < 1e18)
@@ -397,8 +418,8 @@ void model_oom_forward_share(model_result *m, const run_facts *f)
         if (m->calib.logits_whole > 0)
             snprintf(lg, sizeof lg,
                      "; the logits at its end, not reached, are assumed to take %u*B*T*V bytes "
-                     "(what a cross-entropy over %s; not measured for this model%s)",
-                     per,
+                     "%s(what a cross-entropy over %s; not measured for this model%s)",
+                     per, tdec,
                      per == 10 ? "logits not shifted keeps: BERT's masked-LM loss measured"
                      : m->rec.family_by_sizes
                          ? "shifted logits keeps, a decoder's: the sizes do not tell it from an "

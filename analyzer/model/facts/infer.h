@@ -101,6 +101,10 @@ typedef struct infer_result {
      * not read. report_pass.c takes them for a rollout's, whose own tokens are no step's. */
     infer_value train_tokens, train_heads, train_kernels;
     uint32_t train_after_stack; /* ... the stack of that pass's last tensor before it */
+    /* a second token batch of the program's (B·T' int64, T' another length than the first's),
+     * looked up in the first forward after the first (B·T'×d): an encoder-decoder's decoder
+     * input, whose positions its logits are made over (vt__second_tokens); known 0: none read */
+    infer_value second_tokens;
     /* the first forward's tensors by size, read whatever else is known: those a forward made
      * (no input, cast, workspace, weight, evaluation's, nor a fused attention kernel's), the
      * sizes made most often first (then the larger), INFER_FWD_TOP of them, then the sizes a

@@ -141,6 +141,55 @@ static void vt__lm_logits(const vt__pass *p, uint64_t bt, uint64_t V, int dt, in
         memset(u, 0, sizeof *u);
 }
 
+/* set_in: v known, its value and where (printf-style), as vt__set does a key's */
+static void set_in(infer_value *v, int64_t value, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void set_in(infer_value *v, int64_t value, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    v->known = 1, v->value = value;
+    vsnprintf(v->where, sizeof v->where, fmt, ap);
+    va_end(ap);
+}
+
+/* second_tokens: out->second_tokens (infer.h): a second int64 batch of the program's, n = B·T'
+ * tokens (another count than the first batch's bt), whose embedding lookup (n·d elements of 2 or 4
+ * bytes, made by a forward) comes after the first batch's (at emb): a T5's decoder input, B×128
+ * beside its encoder's B×512, looked up when the encoder has run (its labels, the same size, are
+ * never looked up: either says n). Of the candidates (put on the device before that lookup) the
+ * one looked up first. */
+static void second_tokens(const vt__pass *p, size_t at, size_t emb, uint64_t bt, uint64_t d,
+                          infer_result *out)
+{
+    size_t best = p->n, bi = 0;
+    if (!emb || !d)
+        return;
+    for (size_t i = 0; i < p->n; i++) {
+        const vt__tensor *t = &p->t[i];
+        uint64_t n = t->size / 8;
+        /* (the program's own inputs where its stack says so: without Python frames every
+         * weight could pass for one) */
+        if (i >= emb || i == at || !t->early || t->size % 8 || n == bt || n < 2 || t->copy ||
+            t->made == INFER_MADE_FORWARD || t->made == INFER_MADE_UNKNOWN || !vt__input_may(t) ||
+            (best < p->n && p->t[bi].size == t->size))
+            continue;
+        for (size_t j = emb + 1; j < p->n && j < best; j++)
+            if (p->t[j].early && p->t[j].made == INFER_MADE_FORWARD && !p->t[j].cast &&
+                (p->t[j].size == vt__mul(n, d * 2) || p->t[j].size == vt__mul(n, d * 4))) {
+                best = j, bi = i;
+                break;
+            }
+    }
+    if (best == p->n)
+        return;
+    uint64_t n = p->t[bi].size / 8;
+    set_in(&out->second_tokens, (int64_t)n,
+           "B·T' = %llu: a second int64 token batch (%llu B) looked up (B·T'×d) after the first "
+           "batch's lookup in the first forward",
+           (unsigned long long)n, (unsigned long long)n * 8);
+}
+
 /* B·T from the token batch; T from the positions (arange(T) int64 between the batch and a few
  * allocations after its embedding lookup: nanoGPT's pos, transformers' cache_position), else from a
  * position embedding whose rows divide B·T (a model's maximum context, said so); the logits (B·T×V,
@@ -194,6 +243,7 @@ void vt__infer_tokens(const vt__pass *p, const uint64_t *elems, size_t nelems, s
                  (unsigned long long)batch_bytes);
     }
     size_t emb = vt__embeds(p, at, bt, d), stop = emb ? emb + 4 : at;
+    second_tokens(p, at, emb, bt, d, out);
     /* an evaluation's batch (the loop's copy onto the device is no evaluation's: its lookup is) */
     out->tokens_eval = p->t[at].eval || (emb && p->t[emb].eval);
     out->tokens_stack = p->t[at].stack;
@@ -270,18 +320,6 @@ uint64_t vt__looked_up(const vt__pass *p, size_t i, uint64_t d)
 {
     uint64_t n = p->t[i].size / 8;
     return n && p->t[i].size % 8 == 0 && !p->t[i].attention && vt__embeds(p, i, n, d) ? n : 0;
-}
-
-/* set_in: v known, its value and where (printf-style), as vt__set does a key's */
-static void set_in(infer_value *v, int64_t value, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_in(infer_value *v, int64_t value, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    v->known = 1, v->value = value;
-    vsnprintf(v->where, sizeof v->where, fmt, ap);
-    va_end(ap);
 }
 
 void vt__train_tokens(const vt__pass *p, infer_result *out)
