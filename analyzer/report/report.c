@@ -252,6 +252,7 @@ static int report_fill(report_ctx *c)
      * (both from the replay's one reading of the trace: a pipe or FIFO is read once) */
     cfgsrc_files(r->t, (int)r->minor, c->files_store, VT_FILE_MAX_COUNT, &c->files);
     f->files = &c->files;
+    f->t = r->t;
     if (r->has_inferred) {
         c->inferred = r->inferred;
         f->inferred = &c->inferred;

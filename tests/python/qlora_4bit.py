@@ -14,7 +14,7 @@ weights; embedding, norms and lm_head bf16, frozen; gradient checkpointing
 AdamW over the adapters (--optim adamw: its state in the adapters' bf16) or an fp32-state AdamW
 (--optim adamw32, bnb's PagedAdamW32bit's state on the device). Flags: --batch_size, --seq_len,
 --max_steps, --rank, --hidden, --layers, --inter, --no_checkpointing. Prints VRAMTRACE_TORCH_STATS
-with its truth: trainable_params and their bytes, frozen_params (the weights' own element count,
+with its truth: the model's shape (hidden, layers, vocab), trainable_params and their bytes, frozen_params (the weights' own element count,
 4-bit ones at their logical size) and frozen bytes (packed weights, their quantization state, bf16
 weights), gradient and optimizer state bytes, oom, steps. Used by tests/integration/qlora_4bit.sh."""
 import argparse
@@ -134,7 +134,7 @@ def main():
     a = ap.parse_args()
     V, d = 32000, a.hidden
     truth = {"program": "qlora_4bit.py", "family": "llama", "batch_size": a.batch_size, "seq_len": a.seq_len,
-             "hidden": d, "layers": a.layers, "grad_accum": 1, "optimizer": a.optim, "rank": a.rank,
+             "hidden": d, "layers": a.layers, "vocab": V, "grad_accum": 1, "optimizer": a.optim, "rank": a.rank,
              "amp": "none", "dtype": "bfloat16", "quant": "nf4", "steps": 0, "oom": False, "oom_phase": None}
     phase = "init"
     try:

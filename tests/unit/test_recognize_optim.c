@@ -19,7 +19,7 @@ static run_recognition script_optim(const char *src)
     run_recognition r;
     memset(&r, 0, sizeof r);
     r.optim_bpp = -1;
-    recognize_optim_script(&fs, &r);
+    recognize_optim_script(&fs, NULL, &r);
     return r;
 }
 
@@ -33,7 +33,7 @@ static run_recognition sgd_under_own(const char *src)
     memset(&r, 0, sizeof r);
     r.optim = OPT_MOMENTUM, r.optim_bpp = 4;
     snprintf(r.optim_class, sizeof r.optim_class, "SGD");
-    recognize_optim_script(&fs, &r);
+    recognize_optim_script(&fs, NULL, &r);
     return r;
 }
 
@@ -130,7 +130,7 @@ static void test_optim_script(void **state)
     config_files fs = {1, &f, 1};
     memset(&r, 0, sizeof r);
     r.optim = OPT_ADAM, r.optim_bpp = 8;
-    recognize_optim_script(&fs, &r);
+    recognize_optim_script(&fs, NULL, &r);
     assert_int_equal(r.optim, OPT_ADAM);
     /* none made, the steps maybe all skipped by a GradScaler: the kinds, one or several, beside
      * the row and its none measured, as they are */
@@ -138,7 +138,7 @@ static void test_optim_script(void **state)
     r.steps_maybe_skipped = 1, r.optim_bpp = 0;
     snprintf(r.optim_where, sizeof r.optim_where, "no state was made");
     f.name = "train.py";
-    recognize_optim_script(&fs, &r);
+    recognize_optim_script(&fs, NULL, &r);
     assert_int_equal(r.optim, OPT_UNKNOWN);
     assert_int_equal(r.optim_kinds, 1u << OPT_SGD);
     assert_string_equal(r.optim_choices, "SGD( line 1 of train.py");

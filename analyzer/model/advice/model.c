@@ -318,7 +318,7 @@ int model_build_head(model_result *m, const run_facts *f, const model_opts *o, c
     optim_kind optim_before = m->rec.optim; /* what the trace and the command line said */
     if (f->argv)
         recognize_optim_default(&m->cfg, f->argc, f->argv, &m->rec);
-    recognize_optim_script(m->cfg.files, &m->rec);
+    recognize_optim_script(m->cfg.files, f->t, &m->rec);
     shape_of_run(m, f, nanogpt);
     if (m->shape.no_training && optim_before == OPT_UNKNOWN && m->rec.optim_bpp < 0) {
         /* forwards only (an evaluation): the optimizer a script would train with is not this

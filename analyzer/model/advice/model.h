@@ -26,7 +26,8 @@ enum {
 
 /* What one traced run measured, as the report knows it. Strings are borrowed. */
 typedef struct run_facts {
-    int argc; /* the traced command line (PROCESS record) */
+    const tables *t; /* the trace's code objects (Python frames); NULL: none (a JSON report) */
+    int argc;        /* the traced command line (PROCESS record) */
     const char *const *argv;
     const char *cwd;              /* the traced process's working directory (names only) */
     const config_files *files;    /* the config files the trace recorded; never NULL for a trace */

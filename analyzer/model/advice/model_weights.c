@@ -176,21 +176,27 @@ int model_cast16_words(const model_result *m, const run_facts *f, uint64_t me, c
         return 0;
     uint64_t rest = me - cast > ema ? me - cast - ema : 0;
     int pb = formula_param_bytes(&m->shape); /* (the others': their sizes', else 4 assumed) */
+    uint64_t pk = ir->packed_bytes < rest ? ir->packed_bytes : 0; /* (2 elements a byte) */
+    rest -= pk;
     int trained = m->rec.trainable && !m->rec.trainable_lower && model_trained_bytes(m) == pb &&
                   rest == m->rec.trainable * (uint64_t)pb; /* (they are the trained ones) */
-    char tail[160] = "";
+    char tail[320] = "";
     if (rest && trained)
         snprintf(tail, sizeof tail, ", the %.2f M trained weights at %d B (%s, as their gradients)",
                  (double)m->rec.trainable / 1e6, pb, pb == 2 ? "16-bit" : "fp32");
     else if (rest)
         snprintf(tail, sizeof tail, ", %.2f M at %d B (%s)", (double)rest / (pb * 1e6), pb,
                  pb == 2 ? "16-bit by their sizes" : "fp32 assumed: not made by such a cast");
+    if (pk)
+        snprintf(tail + strlen(tail), sizeof tail - strlen(tail),
+                 ", %.2f M packed two 4-bit elements a byte (dequantized in the forward)",
+                 (double)pk * 2 / 1e6);
     if (ema)
         snprintf(tail + strlen(tail), sizeof tail - strlen(tail), ", plus %s", m->ema_said);
     snprintf(out, n,
              "%.2f M elements in the weights made before %s (parameters, and buffers if any): "
              "%.2f M at 2 B made by casts to 16 bits (%s)%s",
-             (double)cast / 2e6 + (double)rest / (pb * 1e6),
+             (double)cast / 2e6 + (double)rest / (pb * 1e6) + (double)pk * 2 / 1e6,
              m->shape.no_training ? "the forwards" : "training", (double)cast / 2e6,
              ir->cast16_where, tail);
     return 1;

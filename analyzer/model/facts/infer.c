@@ -197,6 +197,26 @@ static void vt__cast16_params(const vt__pass *p, infer_result *out)
              (unsigned long long)half, p->cast_where);
 }
 
+/* infer_params_less (infer.h): P less an EMA's copy of the weights (from the report, which sees
+ * the stacks) */
+void infer_params_less(infer_result *r, uint64_t bytes, const char *what)
+{
+    infer_value *pv = &r->v[INFER_params];
+    const infer_value *ev = &r->v[INFER_param_dtype_bytes];
+    uint64_t less = bytes / (ev->known && ev->value == 2 ? 2 : 4); /* per element, as P counts */
+    if (!pv->known || !less || (uint64_t)pv->value <= less)
+        return;
+    pv->value -= (int64_t)less;
+    char tail[120];
+    int n = snprintf(tail, sizeof tail, ", less the EMA copy (%llu B, %s)",
+                     (unsigned long long)bytes, what && *what ? what : "an EMA");
+    size_t w = strlen(pv->where);
+    char *comma = strchr(pv->where, ',');
+    if (n > 0 && w + (size_t)n >= sizeof pv->where && comma) /* too long: the count's bytes go */
+        w = (size_t)(comma - pv->where);
+    snprintf(pv->where + w, sizeof pv->where - w, "%s", tail);
+}
+
 /* ---- the pass: fed by the replay (infer_pass_event), or by infer_model's own reader ---------- */
 struct infer_pass {
     vt__pass p;
@@ -431,6 +451,17 @@ int infer_finish(infer_pass *ip, infer_result *out)
     uint64_t *elems = malloc((p->n + 1) * sizeof *elems);
     if (!elems)
         return -1;
+    if (!p->packed_read) { /* (4-bit weights: 2 elements a byte) */
+        vt__find_packed(p);
+        /* ... where, read so, the weights' blocks have d-element norms beside d×d projections,
+         * and read at 2 or 4 B an element they have none (a GPT-2 at B·T = 4·d has activations
+         * of 4× its projections' bytes) */
+        if (p->npacked && (vt__square_width(p, 0) || !vt__square_width(p, 1))) {
+            for (size_t i = 0; i < p->n; i++)
+                p->t[i].packed = 0;
+            p->npacked = 0, p->packed_bytes = 0;
+        }
+    }
     if (p->at_oom)
         vt__trim_oom(p, elems);
     if (p->at_oom && !p->ngrad)

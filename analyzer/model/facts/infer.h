@@ -74,6 +74,10 @@ typedef struct infer_result {
      * none found */
     uint64_t master_bytes, copies_bytes;
     int elem_by_sizes; /* 1: INFER_param_dtype_bytes 2 was read from the weights' own sizes */
+    /* the bytes of the weights packed two 4-bit elements a byte (infer_packed.c: each dequantized
+     * to a 16-bit temporary of 4× its bytes in the first forward), in P at 2 elements a byte
+     * beside the others at INFER_param_dtype_bytes; 0: none */
+    uint64_t packed_bytes;
     /* 1: ... read from 16-bit logits of a frozen head beside a small trained part counted fp32
      * (report.c's params16): the other frozen weights' element size is not given (a QLoRA's
      * 4-bit base) */

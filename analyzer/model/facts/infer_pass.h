@@ -39,10 +39,11 @@ typedef struct vt__tensor {
     int eval;       /* made in an evaluation (INFER_MADE_EVAL) */
     int softmax;    /* made by a softmax (INFER_MADE_SOFTMAX): a plain attention's weights */
     int oom_live;   /* alive at an out-of-memory failure before any backward (vt__snap) */
-    int copy; /* a copy of the weights the program keeps beside them (fp32 master weights of its
-               * 16-bit ones, or a copy of those: vt__weights_dtype): no parameter of the model */
-    int half; /* made on a line of the program that casts to 16 bits (infer_pass_cast16): 2 B an
-               * element whatever the pass counts the others with */
+    int copy;   /* a copy of the weights the program keeps beside them (fp32 master weights of its
+                 * 16-bit ones, or a copy of those: vt__weights_dtype): no parameter of the model */
+    int half;   /* made on a line of the program that casts to 16 bits (infer_pass_cast16): 2 B an
+                 * element whatever the pass counts the others with */
+    int packed; /* a weight packed two 4-bit values a byte (infer_packed.c): 2 elements a byte */
     uint64_t gone;  /* kept, and freed after the first backward before the next: that event */
     uint64_t freed; /* freed before any backward: that event (0: not) */
 } vt__tensor;
@@ -72,12 +73,15 @@ typedef struct vt__pass {
     uint32_t img_fwd_stack;              /* ... and the first forward tensor's after it */
     size_t inputs; /* the program's inputs vt__find_images marked (no tokens: no blocks to read) */
     unsigned elem; /* bytes per parameter element (0: 4, fp32; infer_pass_params16) */
-    char elem_why[256];   /* ... what says they are 16-bit */
-    uint64_t elem_fp32;   /* ... but these bytes of them fp32 (LoRA's adapters: their gradients') */
-    int elem_sizes;       /* ... 2 read from the weights' own sizes (vt__weights_dtype) */
-    int elem_head;        /* ... 2 read from a frozen head's 16-bit logits (infer_pass_head16) */
-    int dtype_read;       /* vt__weights_dtype ran (a second infer_finish keeps what it found) */
-    char cast_where[160]; /* the lines that cast the tensors marked half (infer_pass_cast16) */
+    char elem_why[256]; /* ... what says they are 16-bit */
+    uint64_t elem_fp32; /* ... but these bytes of them fp32 (LoRA's adapters: their gradients') */
+    int elem_sizes;     /* ... 2 read from the weights' own sizes (vt__weights_dtype) */
+    int elem_head;      /* ... 2 read from a frozen head's 16-bit logits (infer_pass_head16) */
+    int packed_read;    /* vt__find_packed ran */
+    size_t npacked;     /* ... the weights it marked packed, */
+    uint64_t packed_bytes; /* ... and their bytes */
+    int dtype_read;        /* vt__weights_dtype ran (a second infer_finish keeps what it found) */
+    char cast_where[160];  /* the lines that cast the tensors marked half (infer_pass_cast16) */
     uint64_t master_bytes, copies_bytes; /* fp32 master weights of the 16-bit ones, and further
                                           * copies of those (an EMA's), among the weights */
     size_t nmaster;                      /* ... the weights each of them copies */
@@ -278,6 +282,23 @@ void vt__set(infer_result *out, infer_key k, int64_t v, const char *fmt, ...)
  * 16-bit; so do a transformer's blocks that have d×d projections beside d-sized norms at 2 B an
  * element and none at 4 B. Once per pass. */
 void vt__weights_dtype(vt__pass *p);
+/* vt__block (infer_packed.c): the longest run of a repeating size pattern in seq[0..n) (period
+ * up to 64): its *period, *repeats and *start; 0 when nothing repeats */
+void vt__block(const uint64_t *seq, size_t n, size_t *period, size_t *repeats, size_t *start);
+/* vt__square_width (infer_weights.c): the weights kept, read at 4 or at 2 B an element (packed:
+ * those marked packed at 2 elements a byte; 0: none), have repeating blocks of a d×d matrix
+ * beside d-element ones: 1, else 0 */
+int vt__square_width(const vt__pass *p, int packed);
+/* vt__find_packed (infer_packed.c): marks the weights packed two 4-bit values a byte: each has
+ * a temporary of 4× its bytes (dequantized to 16 bits for a matmul) made and freed in the first
+ * forward, two sizes of them at least; infer.c unmarks them where the weights read at 2 or 4 B
+ * have a d×d matrix in their blocks, or read with them 4-bit have none either (a GAN's
+ * activations of 4× a kernel's bytes). Once per pass. vt__packed_runs: seq[0..n) (weights'
+ * element counts; pk 1 for the packed ones, ix their indexes, NULL: none) less the runs of
+ * repeating blocks that hold no packed weight (their quantization state's, ahead of the
+ * model's layers); its new n */
+void vt__find_packed(vt__pass *p);
+size_t vt__packed_runs(uint64_t *seq, size_t *ix, unsigned char *pk, size_t n);
 /* vt__infer_params: P, L, d, biases, V, a tied or untied head, a gated MLP from the parameters
  * (the tensors kept from before the first temporary); elems gets their element counts (*nelems),
  * [*lo, *hi) the repeating blocks. With two models among them, one frozen (no gradient), elems

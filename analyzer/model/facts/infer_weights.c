@@ -1,7 +1,6 @@
 /* infer_weights.c — what the weights say (infer_pass.h): the parameters made before the first
  * temporary, the repeating block (L), the width d, biases, the vocabulary and whether the head
- * is tied, a gated MLP's width and grouped key / value; infer.c's pass gathers them. P less an
- * EMA's copy of the weights (infer_params_less, from the report, which sees the stacks). */
+ * is tied, a gated MLP's width and grouped key / value; infer.c's pass gathers them. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,33 +16,6 @@ void vt__set(infer_result *out, infer_key k, int64_t v, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(out->v[k].where, sizeof out->v[k].where, fmt, ap);
     va_end(ap);
-}
-
-/* vt__block: the longest run of a repeating size pattern in seq (period up to 64); *period
- * *repeats and where it *start(s); 0 when nothing repeats. Of equal runs, the shortest period's,
- * and of those the first. For each period, how far seq[s..] matches seq[s+p..] is taken from
- * s + 1's, walking back from the end: n steps a period, not a scan from every s. */
-static void vt__block(const uint64_t *seq, size_t n, size_t *period, size_t *repeats, size_t *start)
-{
-    size_t best = 0;
-    *period = *repeats = *start = 0;
-    for (size_t p = 2; p <= 64 && p < n; p++) {
-        if (n / p * p <= best) /* (a run is whole periods within seq: none of p's can be longer) */
-            continue;
-        size_t k = 0, top = 0, at = 0;
-        for (size_t s = n - p; s-- > 0;) {
-            k = seq[s] == seq[s + p] ? k + 1 : 0;
-            size_t r = 1 + k / p;
-            if (r >= 2 && r * p >= top) /* (>=: of equal runs, the first) */
-                top = r * p, at = s;
-        }
-        if (top > best) {
-            best = top;
-            *period = p;
-            *repeats = top / p;
-            *start = at;
-        }
-    }
 }
 
 /* vt__infer_gated: a gated MLP (Llama, Mistral, Qwen: gate, up and down, three d×I matrices in
@@ -303,19 +275,29 @@ static int vt__copies_made(const vt__pass *p, const uint64_t *elems, size_t n, s
 void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, size_t *nelems,
                       size_t *lo, size_t *hi)
 {
-    uint64_t bytes = 0;
+    uint64_t bytes = 0, packed = 0;
     size_t n = 0;
     unsigned e = vt__elem(p);
+    unsigned char *pk = p->npacked ? malloc(p->n + 1) : NULL;
     for (size_t i = 0; i < p->n; i++) {
         const vt__tensor *x = &p->t[i];
-        if (x->early && x->kept && !x->batch && !x->copy && x->size % e == 0) {
+        if (x->early && x->kept && !x->batch && !x->copy && x->packed && pk) {
+            packed += x->size; /* (two 4-bit elements a byte: infer_packed.c) */
+            pk[n] = 1, elems[n++] = 2 * x->size;
+        } else if (x->early && x->kept && !x->batch && !x->copy && x->size % e == 0) {
             bytes += x->half ? 0 : x->size; /* (cast to 16 bits: P counts them apart,
                                              * vt__cast16_params; the shape reads them as ever) */
+            if (pk)
+                pk[n] = 0;
             elems[n++] = x->size / e;
         }
     }
+    size_t all = n; /* (the tensors counted, the shape's after) */
+    if (pk)         /* (the packed weights' quantization state repeats no layer of the model) */
+        n = vt__packed_runs(elems, NULL, pk, n);
+    free(pk);
     *nelems = n;
-    if (n < 4)
+    if (all < 4)
         return;
     const char *when = p->at_oom   ? "at the out-of-memory failure"
                        : p->at_end ? "to the run's last allocation (it ran no backward)"
@@ -323,11 +305,18 @@ void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, siz
     /* P: the program's parameters plus its buffers' bytes / e (no dtypes in the trace; a buffer
      * is made and kept as a weight is): BERT's two int64 id rows of 512 add 2048, a Llama's two
      * fp32 rotary rows of 32 64, ResNet-50's BatchNorm statistics 53226 (infer_beyond.sh) */
+    char pks[128] = "";
+    out->packed_bytes = packed;
+    if (packed)
+        snprintf(pks, sizeof pks,
+                 "; %llu B of them packed two 4-bit elements a byte (each "
+                 "dequantized to 4× its bytes in the forward)",
+                 (unsigned long long)packed);
     if (e == 4) {
-        vt__set(out, INFER_params, (int64_t)(bytes / 4),
+        vt__set(out, INFER_params, (int64_t)(bytes / 4 + 2 * packed),
                 "%zu tensors allocated before the first temporary and alive %s, %llu B at 4 B "
-                "each (fp32 assumed)",
-                n, when, (unsigned long long)bytes);
+                "each (fp32 assumed)%s",
+                all, when, (unsigned long long)bytes, pks);
         vt__set(out, INFER_param_dtype_bytes, 4, "assumed: fp32 parameters (AMP keeps them fp32)");
     } else {
         uint64_t f32 = p->elem_fp32 < bytes ? p->elem_fp32 : 0; /* at 4 B: half the elements */
@@ -339,13 +328,13 @@ void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, siz
             snprintf(tail, sizeof tail,
                      ", not their fp32 master copies (%llu B) nor %llu B of further copies",
                      (unsigned long long)p->master_bytes, (unsigned long long)p->copies_bytes);
-        vt__set(out, INFER_params, (int64_t)((bytes - f32) / e + f32 / 4),
+        vt__set(out, INFER_params, (int64_t)((bytes - f32) / e + f32 / 4 + 2 * packed),
                 "%zu tensors allocated before the first temporary and alive %s, %llu B at %u B "
-                "each (%s)%s",
-                n, when, (unsigned long long)(bytes - f32), e,
+                "each (%s)%s%s",
+                all, when, (unsigned long long)(bytes - f32), e,
                 p->elem_head ? "16 bits assumed of all: a frozen head's logits are"
                              : "16-bit parameters",
-                tail);
+                tail, pks);
         vt__set(out, INFER_param_dtype_bytes, e, "%s", p->elem_why);
         out->elem_by_sizes = p->elem_sizes, out->elem_by_head = p->elem_head;
         out->master_bytes = p->master_bytes, out->copies_bytes = p->copies_bytes;
@@ -402,24 +391,6 @@ void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, siz
     vt__infer_shape(elems, s1 - s0, frozen, same, how, untold, out, lo, hi);
 }
 
-void infer_params_less(infer_result *r, uint64_t bytes, const char *what)
-{
-    infer_value *pv = &r->v[INFER_params];
-    const infer_value *ev = &r->v[INFER_param_dtype_bytes];
-    uint64_t less = bytes / (ev->known && ev->value == 2 ? 2 : 4); /* per element, as P counts */
-    if (!pv->known || !less || (uint64_t)pv->value <= less)
-        return;
-    pv->value -= (int64_t)less;
-    char tail[120];
-    int n = snprintf(tail, sizeof tail, ", less the EMA copy (%llu B, %s)",
-                     (unsigned long long)bytes, what && *what ? what : "an EMA");
-    size_t w = strlen(pv->where);
-    char *comma = strchr(pv->where, ',');
-    if (n > 0 && w + (size_t)n >= sizeof pv->where && comma) /* too long: the count's bytes go */
-        w = (size_t)(comma - pv->where);
-    snprintf(pv->where + w, sizeof pv->where - w, "%s", tail);
-}
-
 /* vt__copies_of: the weights w[0..k) (sizes, in order) are copied whole at twice their bytes
  * right after them (up: the 16-bit weights first; else the fp32 ones first, their 16-bit copy
  * after): the fp32 copy's index, 0 when they are not */
@@ -441,13 +412,21 @@ static size_t vt__copies_of(const uint64_t *s, size_t n, int up)
  * their repeating blocks have no d×d parameter (vt__width), and those blocks [*lo, *hi) as
  * indexes of s, *reps of them (el, ix: room for n) */
 static uint64_t vt__width_at(const uint64_t *s, size_t n, unsigned e, uint64_t *el, size_t *ix,
-                             size_t *lo, size_t *hi, size_t *nreps, int whole)
+                             size_t *lo, size_t *hi, size_t *nreps, int whole,
+                             const unsigned char *pk)
 {
     size_t m = 0, per, reps, at, dn;
     uint64_t d, dv;
+    unsigned char *pm = pk ? malloc(n + 1) : NULL; /* (packed: 2 elements a byte at any e) */
     for (size_t i = 0; i < n; i++)
-        if (s[i] % e == 0)
-            ix[m] = i, el[m++] = s[i] / e;
+        if ((pm && pk[i]) || s[i] % e == 0) {
+            if (pm)
+                pm[m] = pk[i];
+            ix[m] = i, el[m++] = pm && pk[i] ? 2 * s[i] : s[i] / e;
+        }
+    if (pm)
+        m = vt__packed_runs(el, ix, pm, m);
+    free(pm);
     vt__block(el, m, &per, &reps, &at);
     *nreps = reps;
     /* (whole: s is all the weights. Two or three runs that are the whole list: a model and
@@ -477,8 +456,8 @@ static int vt__trained_apart(const vt__pass *p, const uint64_t *s, size_t n, siz
     const size_t from[2] = {0, hi}, len[2] = {lo, n - hi};
     for (int k = 0; k < 2; k++) {
         size_t l, h, r;
-        uint64_t d4 = vt__width_at(s + from[k], len[k], 4, el, ix, &l, &h, &r, 0);
-        if (d4 && !vt__width_at(s + from[k], len[k], 2, el, ix, &l, &h, &r, 0) &&
+        uint64_t d4 = vt__width_at(s + from[k], len[k], 4, el, ix, &l, &h, &r, 0, NULL);
+        if (d4 && !vt__width_at(s + from[k], len[k], 2, el, ix, &l, &h, &r, 0, NULL) &&
             vt__grad_has(p, vt__mul(vt__mul(d4, d4), 4)))
             return 1;
     }
@@ -493,11 +472,15 @@ void vt__weights_dtype(vt__pass *p)
     size_t n = 0;
     uint64_t *s = malloc((p->n + 1) * sizeof *s);
     size_t *at = malloc((p->n + 1) * sizeof *at);
+    unsigned char *pk = p->npacked ? calloc(p->n + 1, 1) : NULL;
     if (!s || !at)
         goto out;
     for (size_t i = 0; i < p->n; i++) /* (not those cast to 16 bits: infer_pass_cast16) */
-        if (p->t[i].early && p->t[i].kept && !p->t[i].batch && !p->t[i].half)
+        if (p->t[i].early && p->t[i].kept && !p->t[i].batch && !p->t[i].half) {
+            if (pk)
+                pk[n] = (unsigned char)p->t[i].packed;
             at[n] = i, s[n++] = p->t[i].size;
+        }
     /* fp32 master weights: the program's every weight, in order, and an fp32 copy of each at
      * twice its bytes (a mixed-precision loop of its own: its optimizer steps the copies); no
      * model's weights are their own doubles by chance. Copies of the fp32 ones after them, the
@@ -535,8 +518,8 @@ void vt__weights_dtype(vt__pass *p)
      * with one, the other without, is the weights' element size; both or neither say nothing */
     uint64_t *el = malloc((n + 1) * sizeof *el);
     size_t *ix = malloc((n + 1) * sizeof *ix), lo, hi, reps = 0, mats = 0;
-    uint64_t d4 = el && ix ? vt__width_at(s, n, 4, el, ix, &lo, &hi, &reps, 1) : 0,
-             d2 = el && ix ? vt__width_at(s, n, 2, el, ix, &lo, &hi, &reps, 1) : 0;
+    uint64_t d4 = el && ix ? vt__width_at(s, n, 4, el, ix, &lo, &hi, &reps, 1, pk) : 0,
+             d2 = el && ix ? vt__width_at(s, n, 2, el, ix, &lo, &hi, &reps, 1, pk) : 0;
     if (d2 && !d4 && vt__trained_apart(p, s, n, lo, hi, d2, el, ix))
         d2 = 0; /* (a frozen 16-bit model's blocks: the one trained beside them reads fp32) */
     /* a transformer's block has two d×d matrices or more (its attention's and its MLP's: d×d
@@ -547,8 +530,8 @@ void vt__weights_dtype(vt__pass *p)
      * trainable count twice the program's, SGD's state "2 B per trainable parameter"), as had a
      * ResNet's task heads of one linear layer each */
     uint64_t sq2 = vt__mul(vt__mul(d2, d2), 2); /* (0: d2 0, or too large to be a width) */
-    for (size_t i = lo; sq2 && i < hi; i++)
-        mats += s[i] && s[i] % sq2 == 0;
+    for (size_t i = lo; sq2 && i < hi; i++)     /* (a packed one's 16-bit bytes: 4× its own) */
+        mats += s[i] && (pk && pk[i] ? 4 * s[i] : s[i]) % sq2 == 0;
     if (mats < 2 * reps)
         d2 = 0;
     free(el);
@@ -557,10 +540,32 @@ void vt__weights_dtype(vt__pass *p)
         p->elem = 2, p->elem_sizes = 1;
         snprintf(p->elem_why, sizeof p->elem_why,
                  "16-bit parameters: at 2 B an element each block has %llu-element norms and "
-                 "%llu×%llu projections; at 4 B none is d×d",
-                 (unsigned long long)d2, (unsigned long long)d2, (unsigned long long)d2);
+                 "%llu×%llu projections%s; at 4 B none is d×d",
+                 (unsigned long long)d2, (unsigned long long)d2, (unsigned long long)d2,
+                 p->npacked ? " (those packed 4-bit at 2 elements a byte)" : "");
     }
 out:
     free(s);
     free(at);
+    free(pk);
+}
+
+int vt__square_width(const vt__pass *p, int packed)
+{
+    size_t n = 0, lo, hi, reps;
+    uint64_t *s = malloc((p->n + 1) * sizeof *s), *el = malloc((p->n + 1) * sizeof *el);
+    size_t *ix = malloc((p->n + 1) * sizeof *ix);
+    unsigned char *pk = packed ? malloc(p->n + 1) : NULL;
+    int sq = 0;
+    for (size_t i = 0; s && el && ix && (pk || !packed) && i < p->n; i++)
+        if (p->t[i].early && p->t[i].kept && !p->t[i].batch && !p->t[i].half) {
+            if (pk)
+                pk[n] = (unsigned char)p->t[i].packed;
+            s[n++] = p->t[i].size;
+        }
+    if (s && el && ix && n)
+        sq = vt__width_at(s, n, 4, el, ix, &lo, &hi, &reps, 1, pk) ||
+             vt__width_at(s, n, 2, el, ix, &lo, &hi, &reps, 1, pk);
+    free(s), free(el), free(ix), free(pk);
+    return sq;
 }

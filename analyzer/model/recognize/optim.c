@@ -453,12 +453,12 @@ static optim_kind call_at(const char *s, size_t len, size_t i, size_t *n)
     return OPT_UNKNOWN;
 }
 
-void recognize_optim_script(const config_files *fs, run_recognition *r)
+void recognize_optim_script(const config_files *fs, const tables *t, run_recognition *r)
 {
     /* steps that made no state, maybe all skipped by a GradScaler: the kinds only (its row, the
      * none measured, kept) */
     int skipped = r->steps_maybe_skipped;
-    optim_own_wraps(fs, r); /* (SAM over SGD: what SAM keeps itself is not the state measured) */
+    optim_own_wraps(fs, t, r); /* (SAM over SGD: what SAM keeps itself is not the state measured) */
     /* steps measured to make no state on the device, no SGD's code named: the script's kinds */
     int none = r->optim == OPT_NONE && r->optim_bpp >= 0 && !strstr(r->optim_class, "SGD");
     if (!fs || (!none && (r->optim != OPT_UNKNOWN || (r->optim_bpp >= 0 && !skipped))))

@@ -74,7 +74,48 @@ int optim_own_at(const char *s, size_t len, size_t i, char names[][48], int k, s
     return -1;
 }
 
-void optim_own_wraps(const config_files *fs, run_recognition *r)
+/* own_ran: whether the script's own class name (defined in c, the cleaned source of file) ran:
+ * a Python code object of the trace (on a recorded stack) of file's name that is one of its
+ * methods (qualname "NAME.step", or under Python 3.10, a bare function name, one whose first line
+ * lies in its body). A state measured under a library optimizer's code has the class that drives
+ * it on that state's stacks (SAM.step calls the base optimizer's). 1 ran, 0 not (frames were
+ * recorded and none is its), -1 not known (no frames) */
+static int own_ran(const tables *t, const char *file, const char *c, size_t len, const char *name)
+{
+    size_t pos = 0;
+    const tables_code *code;
+    if (!t || !tables_code_next(t, &pos))
+        return -1;
+    size_t m = strlen(name), first = 0, last = 0;
+    for (size_t i = 0; i + 6 + m < len && !first; i++) /* its `class NAME(` line and body */
+        if (!memcmp(c + i, "class", 5) && (i == 0 || c[i - 1] == '\n')) {
+            size_t a = i + 5;
+            while (a < len && (c[a] == ' ' || c[a] == '\t'))
+                a++;
+            if (a + m < len && !memcmp(c + a, name, m) && !ident(c[a + m]))
+                first = pysrc_line_at(c, i), last = first;
+        }
+    for (size_t i = 0, line = 1; first && i < len; i++) /* ... to the next line at column 0 */
+        if (c[i] == '\n' && ++line > first && i + 1 < len && c[i + 1] != '\n' && c[i + 1] != ' ' &&
+            c[i + 1] != '\t' && c[i + 1] != '\r')
+            break;
+        else if (c[i] == '\n' && line > first)
+            last = line;
+    const char *base = pysrc_name(file);
+    pos = 0;
+    while ((code = tables_code_next(t, &pos))) {
+        const char *f = code->filename.s, *q = code->qualname.s;
+        size_t fl = f ? strlen(f) : 0, bl = strlen(base);
+        if (!q || !bl || fl < bl || strcmp(f + fl - bl, base) || (fl > bl && f[fl - bl - 1] != '/'))
+            continue;
+        if ((!strncmp(q, name, m) && q[m] == '.') ||
+            (!strchr(q, '.') && code->first_line > first && code->first_line <= last))
+            return 1;
+    }
+    return 0;
+}
+
+void optim_own_wraps(const config_files *fs, const tables *t, run_recognition *r)
 {
     if (r->optim_bpp < 0 || !r->optim_class[0] || !fs)
         return;
@@ -100,6 +141,8 @@ void optim_own_wraps(const config_files *fs, run_recognition *r)
             if (o < 0 || seen & 1u << o)
                 continue;
             seen |= 1u << o;
+            if (!own_ran(t, cf->name ? cf->name : "", c, cf->len, owns[o]))
+                continue; /* (a branch that never ran: no method of its on the stacks) */
             size_t line = pysrc_line_at(c, i);
             if (!nsaid)
                 snprintf(one, sizeof one, "%s (constructed at line %zu)", owns[o], line);

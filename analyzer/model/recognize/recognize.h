@@ -299,7 +299,7 @@ void recognize_optim_default(const nano_config *c, int argc, const char *const *
  * kind only (torch.optim.SGD(...) and no other: its kind, said with the file and line); when it
  * constructs several kinds (which one ran is not in the source), those kinds in optim_kinds /
  * optim_choices, the kind left unknown; nothing when it constructs none. */
-void recognize_optim_script(const config_files *files, run_recognition *r);
+void recognize_optim_script(const config_files *files, const tables *t, run_recognition *r);
 /* optim_steps_unseen: r's optimizer steps may have run though the trace shows none: none was
  * seen after a backward pass that completed, and a step of r's optimizer may allocate and free
  * nothing (one without state: plain SGD, its gradients zeroed in place; one not known; any where
@@ -352,8 +352,10 @@ optim_kind optim_by_state(double bpp, optim_kind named, int kernels);
 void optim_layout_said(const recognize_input *in, run_recognition *out, unsigned e);
 /* optim_own_wraps: a state measured under a library optimizer's code (r->optim_class) that a
  * class of the script's own constructs and drives (SAM over SGD): said in r->optim_where, with
- * what its class keeps beside the step not counted there */
-void optim_own_wraps(const config_files *fs, run_recognition *r);
+ * what its class keeps beside the step not counted there. t: the trace's code objects (NULL:
+ * none): a class none of whose methods is on a recorded stack did not drive it (a branch of
+ * the script that never ran constructs it), and is not said */
+void optim_own_wraps(const config_files *fs, const tables *t, run_recognition *r);
 /* optim_none_elsewhere: steps measured to make no state on the device (r->optim OPT_NONE), by a
  * script whose optimizer constructions (kinds: bit 1u << optim_kind; where: the first, "NAME( in
  * FILE:LINE") include no SGD: not said to be plain SGD (an Adam whose state is on the host, as
