@@ -451,7 +451,17 @@ int infer_finish(infer_pass *ip, infer_result *out)
     uint64_t *elems = malloc((p->n + 1) * sizeof *elems);
     if (!elems)
         return -1;
-    vt__find_packed(p); /* (4-bit weights: 2 elements a byte) */
+    if (!p->packed_read) { /* (4-bit weights: 2 elements a byte) */
+        vt__find_packed(p);
+        /* ... where, read so, the weights' blocks have d-element norms beside d×d projections,
+         * and read at 2 or 4 B an element they have none (a GPT-2 at B·T = 4·d has activations
+         * of 4× its projections' bytes) */
+        if (p->npacked && (vt__square_width(p, 0) || !vt__square_width(p, 1))) {
+            for (size_t i = 0; i < p->n; i++)
+                p->t[i].packed = 0;
+            p->npacked = 0, p->packed_bytes = 0;
+        }
+    }
     if (p->at_oom)
         vt__trim_oom(p, elems);
     if (p->at_oom && !p->ngrad)

@@ -67,14 +67,6 @@ void vt__find_packed(vt__pass *p)
                 x->packed = 1, p->npacked++, p->packed_bytes += x->size;
         }
     free(tmp);
-    /* ... kept where, read so, the weights' blocks have d-element norms beside d×d projections,
-     * and read at 2 or 4 B an element they have none (a GPT-2 at B·T = 4·d has activations of
-     * 4× its projections' bytes) */
-    if (p->npacked && (vt__square_width(p, 0) || !vt__square_width(p, 1))) {
-        for (size_t i = 0; i < p->n; i++)
-            p->t[i].packed = 0;
-        p->npacked = 0, p->packed_bytes = 0;
-    }
 }
 
 /* vt__block: the longest run of a repeating size pattern in seq (period up to 64); *period

@@ -291,8 +291,8 @@ void vt__block(const uint64_t *seq, size_t n, size_t *period, size_t *repeats, s
 int vt__square_width(const vt__pass *p, int packed);
 /* vt__find_packed (infer_packed.c): marks the weights packed two 4-bit values a byte: each has
  * a temporary of 4× its bytes (dequantized to 16 bits for a matmul) made and freed in the first
- * forward, two sizes of them at least; none where the weights read at 2 or 4 B have a d×d
- * matrix in their blocks, or read with them 4-bit have none either (a GAN's
+ * forward, two sizes of them at least; infer.c unmarks them where the weights read at 2 or 4 B
+ * have a d×d matrix in their blocks, or read with them 4-bit have none either (a GAN's
  * activations of 4× a kernel's bytes). Once per pass. vt__packed_runs: seq[0..n) (weights'
  * element counts; pk 1 for the packed ones, ix their indexes, NULL: none) less the runs of
  * repeating blocks that hold no packed weight (their quantization state's, ahead of the
