@@ -11,6 +11,11 @@
 # blocks that ran are now not counted, the what-ifs lower bounds: no what-if at B=8 may say it
 # does not fit, each bound stays at or below what B=8's run measured, and the largest micro-batch
 # is "at most" one no smaller than 8.
+# None of the three reached a step: their torch.optim.Adafactor (factored second moments, no
+# first moment) had been counted at 1 B per parameter, 212.6 MiB, where B=8's step kept 1.85 MiB
+# (the program's own count). Now estimated from the weights' sizes (a row and a column of each
+# d x k matrix, the other tensors whole): predict --from's optimizer bytes at B=8 from each trace
+# at or above what B=8's run kept, and within 10 % of it.
 # B=12 runs out of memory in its decoder's fifth block (blocks enough to repeat: the what-ifs are
 # estimates): its logits, not reached, had been counted over the encoder's 512 positions, not the
 # decoder's 128 (10*B*512*V: 1.84 GiB at B=12, 1.23 GiB of predict --from's B=8 where B=8's run
@@ -57,6 +62,10 @@ for b in (16, 13):
     if p["fits"] is False or not p["lower_bound"] or p["peak_bytes"] > meas:
         bad.append("predict --from b%d.vt --batch_size=8: fits %s, lower bound %s, %.2f GiB; its run took %.2f" %
                    (b, p["fits"], p["lower_bound"], p["peak_bytes"] / 2**30, meas / 2**30))
+    st, ps = t8["optim_state_bytes"], p["by_category"]["optimizer"]
+    if not st <= ps <= 1.1 * st:
+        bad.append("predict --from b%d.vt --batch_size=8: optimizer %.2f MiB; B=8's Adafactor kept %.2f MiB" %
+                   (b, ps / 2**20, st / 2**20))
     note = " ".join(pr["notes"])
     for w in ("which the forward never reached", "lower bounds") + ((("do not repeat its blocks",) if b == 16 else ())):
         if w not in note:
@@ -73,6 +82,10 @@ lw = j["prediction"]["calibration"].get("logits_whole_bytes") or 0
 if not 8 <= lw / (t12["batch_size"] * tv) <= 16:
     bad.append("B=12's report: logits %.2f GiB, %.1f B per element of the program's B x tgt_len x vocab" %
                (lw / 2**30, lw / (t12["batch_size"] * tv)))
+st, ps = t8["optim_state_bytes"], p["by_category"]["optimizer"]
+if not st <= ps <= 1.1 * st or "Adafactor's state is estimated from the weights' sizes" not in " ".join(j["prediction"]["notes"]):
+    bad.append("predict --from b12.vt --batch_size=8: optimizer %.2f MiB; B=8's Adafactor kept %.2f MiB; notes: %s" %
+               (ps / 2**20, st / 2**20, " ".join(j["prediction"]["notes"])[:400]))
 lp = p["by_category"]["logits_loss"]
 if not 8 <= lp / (8 * tv) <= 16:
     bad.append("predict --from b12.vt --batch_size=8: logits/loss %.2f GiB, %.1f B per element of 8 x tgt_len x vocab" %

@@ -18,6 +18,7 @@
 #include "model_seq.h"
 #include "model_script.h"
 #include "model_cache.h"
+#include "model_factored.h"
 #include "model_first_forward.h"
 #include "model_nanogpt.h"
 #include "model_trace.h"
@@ -150,9 +151,9 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
         /* LoRA, and no gradient measured (an OOM before the first backward): the frozen weights
          * get no gradient and no optimizer state; the adapters are counted at 1 % of the
          * weights, more than usual (ranks 8-64 of a model's width: 0.1-1 %) */
-        s->train_frac = 0.01;
-        m->lora_assumed = 1;
+        s->train_frac = 0.01, m->lora_assumed = 1;
     }
+    model_factored_state(m, f); /* (Adafactor named, not measured: its state from the sizes) */
     if (family_transformer(fam) &&
         model_frozen_forward(m, f, words, m->formula_why, sizeof m->formula_why)) {
         s->generic = 1; /* few weights train: the measured breakdown, scaled with B */

@@ -233,6 +233,8 @@ typedef struct model_result {
                           * and a step with it is predicted not to fit */
     int opt_assumed;     /* 1: the optimizer's state was not measured: predictions assume AdamW */
     int opt_bound;       /* 1: named, not measured: a bound of its kind's state (said) */
+    char opt_est[400];   /* Adafactor named, not measured: its state estimated from the
+                          * weights' sizes (model_factored.c), the note; "" otherwise */
     char eval_flag[64];  /* the evaluation's own batch flag and value ("--eval-batch-size 16"),
                           * where the peak was in that pass (eval_batch), else "" */
     uint64_t eval_batch; /* ... its batch (0: none; calib.eval_batch once calibrated) */

@@ -376,7 +376,9 @@ void model_advice_notes(model_result *m, const run_facts *f)
                  "factors are each its weight's size; a k×k one's 2/k of it together)",
                  m->shape.opt_bpp);
         note(m, t);
-    } else if (m->opt_bound)
+    } else if (m->opt_est[0] && !m->shape.none_seen_trained && !m->shape.no_training)
+        note(m, m->opt_est); /* (model_factored.c) */
+    else if (m->opt_bound)
         note(m, m->rec.optim == OPT_FACTORED ? OPTIM_NOTE_PREFIX
                     ": Adafactor's factored moments are "
                     "counted as 1 B per trainable parameter, more than they take"

@@ -497,6 +497,7 @@ int infer_finish(infer_pass *ip, infer_result *out)
         if (p->t[i].early && p->t[i].kept && !p->t[i].batch && !p->t[i].copy && !p->t[i].half &&
             vt__grad_has(p, p->t[i].size)) /* (autocast copies fp32 ones) */
             out->trained_by_copies += p->t[i].size;
+    vt__infer_factored(elems, n, out);
     vt__fwd_sizes(p, out);
     free(elems);
     return 0;

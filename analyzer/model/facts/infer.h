@@ -109,6 +109,13 @@ typedef struct infer_result {
      * looked up in the first forward after the first (B·T'×d): an encoder-decoder's decoder
      * input, whose positions its logits are made over (vt__second_tokens); known 0: none read */
     infer_value second_tokens;
+    /* Adafactor's factored state over the weights P counts, read from their sizes and the width
+     * d (vt__infer_factored, infer_sizes.c): a row and a column of each weight of k·d elements,
+     * k >= d (a d × k matrix: d + k), each other one whole (a norm's d, a bias, a small table);
+     * factored_of: the elements of the weights read, factored_mats: the matrices among them;
+     * factored_elems 0: not read (no width) */
+    uint64_t factored_elems, factored_of;
+    uint32_t factored_mats, factored_whole;
     /* the first forward's tensors by size, read whatever else is known: those a forward made
      * (no input, cast, workspace, weight, evaluation's, nor a fused attention kernel's), the
      * sizes made most often first (then the larger), INFER_FWD_TOP of them, then the sizes a

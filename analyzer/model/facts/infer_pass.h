@@ -322,6 +322,9 @@ void vt__infer_images(const vt__pass *p, const uint64_t *elems, size_t nelems, s
 /* vt__infer_heads: H from the first forward's fused attention (infer_heads.c), once B·T (or B and
  * T) and d are known */
 void vt__infer_heads(const vt__pass *p, infer_result *out);
+/* vt__infer_factored: out->factored_elems (infer.h) from the weights' element counts elems[0..n)
+ * and the width out has (infer_sizes.c) */
+void vt__infer_factored(const uint64_t *elems, size_t n, infer_result *out);
 /* vt__fwd_sizes: out->fwd_sizes (infer.h) from the first forward's tensors (infer_sizes.c) */
 void vt__fwd_sizes(const vt__pass *p, infer_result *out);
 

@@ -1,6 +1,7 @@
 /* infer_sizes.c — the first forward's tensors by size (infer.h infer_result.fwd_sizes): what an
  * encoder's blocks saw can be read from them with the program's width and heads, where no token
- * batch says it (a time-series transformer's patches of each channel, model_seq.c). */
+ * batch says it (a time-series transformer's patches of each channel, model_seq.c); and the
+ * weights' sizes read as Adafactor's factored state (infer_result.factored_elems). */
 #include <stdlib.h>
 
 #include "infer_pass.h"
@@ -66,4 +67,27 @@ void vt__fwd_sizes(const vt__pass *p, infer_result *out)
             out->fwd_sizes[m++] = d[i];
     out->nfwd_sizes = m;
     free(d);
+}
+
+void vt__infer_factored(const uint64_t *elems, size_t n, infer_result *out)
+{
+    out->factored_elems = out->factored_of = 0;
+    out->factored_mats = out->factored_whole = 0;
+    const infer_value *w = &out->v[INFER_n_embd];
+    uint64_t d = w->known && w->value > 0 && w->value < (1 << 20) ? (uint64_t)w->value : 0;
+    if (!d || !n)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t e = elems[i];
+        /* a d × k matrix (k >= d: a projection, an embedding's rows) keeps a row and a column;
+         * anything else is taken for a vector, its state whole (a matrix read so: more) */
+        if (e % d == 0 && e / d >= d) {
+            out->factored_elems += d + e / d;
+            out->factored_mats++;
+        } else {
+            out->factored_elems += e;
+            out->factored_whole++;
+        }
+        out->factored_of += e;
+    }
 }
