@@ -422,6 +422,7 @@ static int report_fill(report_ctx *c)
         .grad_scaler = f->grad_scaler,
         .state_cut = replay_oom_in_step(r) && r->iterations == 1,
         .adapter_bytes = at_peak.peft.bytes[CAT_PARAMETERS],
+        .adapters16 = c->adapters16,
         /* at the moment the model explains (advice's use_cache=False saves it there) */
         .kv_cache_bytes = cat_breakdown_total(r->has_oom          ? &f->kv_at_oom
                                               : f->has_at_tensors ? &f->kv_at_tensors

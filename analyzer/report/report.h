@@ -105,6 +105,8 @@ typedef struct report_ctx {
     char site_oom[512];
     model_result *model;  /* built by report_build */
     report_growth growth; /* runs[0]'s growth across steps (report_growth.c) */
+    uint64_t adapters16;  /* LoRA adapters peft made fp32 that the program cast to 16 bits before
+                           * training, their bytes at the moment kept (report_params16); 0 none */
 } report_ctx;
 
 /* report_build: from c->runs (replayed) and c->opts, fills the facts and sites of runs[0] and

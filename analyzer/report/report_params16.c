@@ -18,6 +18,51 @@
  * the weights' sizes said 16-bit (infer_weights.c), copied alone, half their gradients' bytes,
  * whether or not the first forward made B·T×V logits (a generation's makes the last token's).
  * The bytes per element of what trains (2 or 4); 0: nothing changed. */
+/* under_peft: a stack with a frame of peft's code (its fp32 adapters are made so) */
+static int under_peft(void *ctx, uint32_t stack)
+{
+    const tables *t = ctx;
+    const tables_stack *st = tables_stack_get(t, stack);
+    for (unsigned k = st ? st->n_native : 0; st && k < st->n_native + st->n_python; k++) {
+        const tables_code *code = tables_code_get(t, VT_PYFRAME_CODE(st->frames[k]));
+        if (code && code->filename.s && strstr(code->filename.s, "/peft/"))
+            return 1;
+    }
+    return 0;
+}
+
+/* adapters16: before any gradient, the weights the program's lines cast to 16 bits that
+ * replaced, one for one, fp32 weights of twice their bytes made under peft's code: LoRA's
+ * adapters, cast to bfloat16 after get_peft_model (qlora.py's LoraLayer .to(torch.bfloat16)),
+ * what trains, 16-bit. Their bytes, 0: none (a QLoRA out of memory in its first forward had its
+ * adapters said fp32, AdamW 8 B per parameter for their 4, from a rotary cos/sin cast taken for
+ * autocast's copy of them) */
+static uint64_t adapters16(report_ctx *c, replay_result *r, uint64_t grads)
+{
+    const infer_value *c16 = &c->inferred.v[INFER_cast16_bytes];
+    if (grads || !r->tensor_mode || !r->inferred_from || !c16->known || c16->value <= 0 ||
+        !tables_code_find(r->t, "/peft/", NULL, NULL, NULL, 0))
+        return 0;
+    uint64_t a = infer_pass_narrowed(r->inferred_from, under_peft, (void *)r->t);
+    uint64_t cast = (uint64_t)c16->value; /* (made on the program's lines, within 1/64) */
+    return a <= cast + cast / 64 ? a : 0;
+}
+
+/* redo: c->inferred read again from r's pass, its 16-bit parameters marked */
+static void redo(report_ctx *c, replay_result *r)
+{
+    infer_pass *p = infer_pass_copy(r->inferred_from);
+    infer_result out;
+    if (p && infer_finish(p, &out) == 0 && out.v[INFER_params].known) {
+        out.v[INFER_gradient_accumulation_steps] =
+            c->inferred.v[INFER_gradient_accumulation_steps]; /* (the step's own count) */
+        if (!out.trained_by_copies)
+            out.trained_by_copies = c->inferred.trained_by_copies;
+        c->inferred = out;
+    }
+    infer_pass_free(p);
+}
+
 unsigned report_params16(report_ctx *c, replay_result *r, const run_facts *f)
 {
     const infer_value *lg = &c->inferred.v[INFER_logits_dtype_bytes];
@@ -35,18 +80,21 @@ unsigned report_params16(report_ctx *c, replay_result *r, const run_facts *f)
                           ? 2
                           : 0; /* (then no fp32 adapters below: the weights' 16-bit reading of
                                 * a model cast whole, model.to(bfloat16), still made) */
+    uint64_t a = adapters16(c, r, grads);
+    c->adapters16 = 0; /* (set where they are read at 2 B below) */
     /* the weights' sizes said 16-bit (infer_weights.c) and autocast copied the trained ones
      * alone, half their gradients' bytes: those are fp32 (a program's own LoRA adapters made
      * after its model was cast); out of memory before any backward (no logits yet), the
      * weights whose copies autocast kept there */
     int sized = f->inferred && c->inferred.elem_by_sizes && !c->inferred.master_bytes;
-    uint64_t kept = !grads && sized && copies ? c->inferred.trained_by_copies : 0;
+    int a16 = a && sized; /* (16-bit: autocast copies none of them) */
+    uint64_t kept = !grads && sized && copies && !a16 ? c->inferred.trained_by_copies : 0;
     /* the first forward's 16-bit logits say the weights are; where no B·T×V logits were
      * read (a generation's first forward makes the last position's alone), the weights' sizes
      * said so and the gradients' dtype is asked of autocast's copies below */
     int lg16 = lg->known && lg->value == 2 && !f->grad_scaler;
     if (!f->inferred || !r->inferred_from || !r->tensor_mode || !r->has_cat_peaks ||
-        (!kept && !lg16 && !(sized && grads && copies)) ||
+        (!a16 && !kept && !lg16 && !(sized && grads && copies)) ||
         f->compile_frames != MODEL_COMPILE_NOT_SEEN)
         return cast16;
     if (!f->casts_visible || c->inferred.master_bytes) /* (no copy seen says nothing; the
@@ -60,7 +108,7 @@ unsigned report_params16(report_ctx *c, replay_result *r, const run_facts *f)
                        (peft || (sized && copies + grads / 16 >= grads / 2))
                  : peft && tables_code_find(r->t, "/peft/", NULL, "._cast_input_dtype", NULL, 0)));
     int halves = sized && copies + grads / 16 >= grads / 2 && copies <= grads / 2 + grads / 16;
-    if ((copies && !adapters32) || (!lg16 && !kept && !halves))
+    if (!a16 && ((copies && !adapters32) || (!lg16 && !kept && !halves)))
         return cast16;
     /* 16-bit logits are the head's: where its V×d weight got no gradient, the weights trained
      * are a small part of all (under a half) and nothing says theirs are 16-bit, the logits
@@ -84,7 +132,11 @@ unsigned report_params16(report_ctx *c, replay_result *r, const run_facts *f)
                  "head's size) counted fp32: the trace does not give their dtype",
                  100.0 * (double)grads / (double)weights);
     infer_pass_params16(r->inferred_from,
-                        apart ? part
+                        a16 ? "16-bit parameters: the weights' sizes (a block's d×d projections "
+                              "at 2 B an element, none at 4 B), and the trained LoRA adapters "
+                              "made fp32 under peft's code, each cast to 16 bits on the "
+                              "program's lines before training"
+                        : apart ? part
                         : kept
                             ? "16-bit parameters: the weights' sizes (a block's d×d "
                               "projections at 2 B an element, none at 4 B), and the trained ones "
@@ -107,16 +159,9 @@ unsigned report_params16(report_ctx *c, replay_result *r, const run_facts *f)
                                               : 0);
     if (apart)
         infer_pass_head16(r->inferred_from);
-    infer_pass *p = infer_pass_copy(r->inferred_from);
-    infer_result out;
-    if (p && infer_finish(p, &out) == 0 && out.v[INFER_params].known) {
-        out.v[INFER_gradient_accumulation_steps] =
-            c->inferred.v[INFER_gradient_accumulation_steps]; /* (the step's own count) */
-        if (!out.trained_by_copies)
-            out.trained_by_copies = c->inferred.trained_by_copies;
-        c->inferred = out;
-    }
-    infer_pass_free(p);
+    redo(c, r);
+    if (a16) /* (whatever copies of their sizes autocast kept: a rotary cos/sin cast's) */
+        c->inferred.trained_by_copies = 0, c->adapters16 = a;
     return adapters32 || apart ? 4 : 2;
 }
 

@@ -113,4 +113,36 @@ while read -r b; do
     python3 -c 'import json,sys; t = next(json.loads(l.split(" ", 1)[1]) for l in open(sys.argv[1]) if l.startswith("VRAMTRACE_TORCH_STATS ")); sys.exit(1 if t["oom"] or t["steps"] != 2 else 0)' "re$b.out" ||
         fail "b8: advised micro-batch $b runs out of memory on the 6GiB card: $(grep -o '"oom": [a-z]*' "re$b.out")"
 done <rerun.list
+# the batch-8 run ran out of memory in its first forward, before any backward or step: its
+# predictions' trainable count, gradients and AdamW state are those the program prints when run
+# again at a micro-batch that fits (AdamW keeps exp_avg / exp_avg_sq in the bf16 adapters' dtype:
+# 4 B a parameter; they had been predicted at 8 B, of 1 % of the weights assumed: 148.7 MiB)
+"$VT" predict --from b8.vt >b8.predict 2>&1 && "$VT" predict --from b8.json >b8.predict_json 2>&1 ||
+    fail "b8: predict --from failed"
+python3 - <<'PY' >check8.out 2>&1 || fail "$(cat check8.out)"
+import json, re
+bad = []
+t8 = next(json.loads(l.split(" ", 1)[1]) for l in open("b8.out") if l.startswith("VRAMTRACE_TORCH_STATS "))
+assert t8["oom"] and t8["steps"] == 0 and t8["oom_phase"] == "forward", t8
+b = int(open("rerun.list").read().split()[0])
+t = next(json.loads(l.split(" ", 1)[1]) for l in open("re%d.out" % b) if l.startswith("VRAMTRACE_TORCH_STATS "))
+assert not t["oom"] and t["steps"] == 2 and t["optim_state_bytes"] > 0, t
+j = json.load(open("b8.json"))
+rec, cal = j["recognized"], j["prediction"]["calibrated_by_category"]
+if rec["trainable_params"] != t["trainable_params"]:
+    bad.append("b8: trainable %s, the program's %d" % (rec["trainable_params"], t["trainable_params"]))
+for cat, key in (("optimizer", "optim_state_bytes"), ("gradients", "grad_bytes")):
+    if abs(cal[cat] - t[key]) > t[key] / 100:
+        bad.append("b8: %s predicted %d B, the program's %d at batch %d" % (cat, cal[cat], t[key], b))
+bpp = t["optim_state_bytes"] / t["trainable_params"]
+if "%d B per trainable parameter" % bpp not in rec["optimizer"]["text"]:
+    bad.append("b8: optimizer %r, the program's %.0f B per parameter" % (rec["optimizer"]["text"], bpp))
+for f in ("b8.predict", "b8.predict_json"):  # (from the trace and from its report's JSON)
+    row = [l for l in open(f) if l.startswith("  optimizer ")]
+    mib = float(re.search(r"([0-9.]+) MiB", row[0]).group(1)) if row and "MiB" in row[0] else -1
+    if abs(mib * 2**20 - t["optim_state_bytes"]) > t["optim_state_bytes"] / 100:
+        bad.append("%s: %s (the program's %d B)" % (f, row, t["optim_state_bytes"]))
+print("\n".join(bad))
+exit(1 if bad else 0)
+PY
 echo "qlora_4bit: ok (bf16 adapters counted at 2 B, the 4-bit base at its own bytes; a run that ran batch 1 is not told none fits)"

@@ -151,7 +151,7 @@ static double weights_of(const model_calib *c, const gpt_shape *s, category k, d
     double frac = k == CAT_GRADIENTS && s->grads_frac > 0 && s->grads_frac < 1 && !s->lora_rank
                       ? s->grads_frac /* (steps of different weights: the largest set's) */
                       : formula_train_frac(s);
-    return (double)p * per * frac * scale(s, &c->measured_shape, CAT_PARAMETERS);
+    return advice_weights_at(c, s, p) * per * frac * scale(s, &c->measured_shape, CAT_PARAMETERS);
 }
 
 /* unseen_weights: gradients or optimizer state the run had not created yet at its peak, where

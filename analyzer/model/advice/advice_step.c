@@ -5,6 +5,12 @@
 
 #include <string.h>
 
+double advice_weights_at(const model_calib *c, const gpt_shape *s, uint64_t p)
+{
+    uint64_t k = c->packed <= p ? c->packed : 0;
+    return (double)(p - k) + (double)k * 2.0 * formula_param_bytes(s);
+}
+
 int advice_unreached_step(model_calib *c, const gpt_shape *s)
 {
     const cat_breakdown *live = &c->oom_live;
@@ -20,7 +26,7 @@ int advice_unreached_step(model_calib *c, const gpt_shape *s)
     if (!p)
         return 0;
     /* every trainable parameter's gradient, in the parameters' dtype */
-    double grads = (double)p * formula_train_frac(s);
+    double grads = advice_weights_at(c, s, p) * formula_train_frac(s);
     cat_breakdown *st = &c->step;
     memset(st, 0, sizeof *st);
     st->bytes[CAT_PARAMETERS] = P;

@@ -472,6 +472,7 @@ int model_build_head(model_result *m, const run_facts *f, const model_opts *o, c
                      m->calib.calibrated && !m->calib.partial &&
                      !m->calib.measured.bytes[CAT_OPTIMIZER] && m->calib.step.bytes[CAT_OPTIMIZER];
     m->calib.ema = m->ema_measured > f->ema_at_oom ? m->ema_measured : f->ema_at_oom;
+    m->calib.packed = f->inferred ? f->inferred->packed_bytes : 0; /* (2 elements a byte) */
     model_eval_calib(m, f); /* (its evaluation's own batch) */
     advice_eval_train_ratios(&m->calib, f->cat_peak);
     model_kept_whole(m, f); /* (a frozen model beside, a checkpoint's copies) */

@@ -330,6 +330,9 @@ void infer_pass_event_made(infer_pass *ip, uint64_t event, int is_alloc, const r
              * each fp32 weight freed as its 16-bit copy is made): none of the run's, nor a gap
              * in the weights kept from the first (the 16-bit ones had not been read at all); a
              * temporary of a module's construction freed so (DDP's) still ends them */
+            vt__tensor *c = &p->t[p->n - 1];
+            if (c->size * 2 == p->t[i].size)
+                c->was_stack = p->t[i].stack ? p->t[i].stack : UINT32_MAX;
             memmove(&p->t[i], &p->t[i + 1], (p->n - i - 1) * sizeof *p->t);
             p->n--;
         } else if (i < p->n && !p->seen_backward) {
@@ -381,6 +384,19 @@ size_t infer_pass_cast16(infer_pass *ip, int (*pick)(void *ctx, uint32_t stack),
         k += (size_t)was;
     }
     return k;
+}
+
+uint64_t infer_pass_narrowed(const infer_pass *ip, int (*pick)(void *ctx, uint32_t stack),
+                             void *ctx)
+{
+    uint64_t b = 0;
+    for (size_t i = 0; ip && i < ip->p.n; i++) {
+        const vt__tensor *x = &ip->p.t[i];
+        if (x->early && x->kept && x->was_stack && x->was_stack != UINT32_MAX &&
+            pick(ctx, x->was_stack))
+            b += x->size;
+    }
+    return b;
 }
 
 void infer_pass_cast16_where(infer_pass *ip, const char *where)

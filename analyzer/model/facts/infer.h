@@ -201,6 +201,12 @@ void infer_pass_params16(infer_pass *p, const char *why, uint64_t fp32);
  * where says them. */
 size_t infer_pass_cast16(infer_pass *p, int (*pick)(void *ctx, uint32_t stack), void *ctx);
 void infer_pass_cast16_where(infer_pass *p, const char *where);
+/* infer_pass_narrowed: the bytes of p's weights alive after the first backward (or at an OOM
+ * before it) that replaced, before the first forward, a weight of twice their size (its fp32
+ * elements cast to 16 bits, the fp32 one freed) whose stack pick says (the report's: made under
+ * peft's code: LoRA adapters a program cast to bfloat16 after get_peft_model). 0: none. */
+uint64_t infer_pass_narrowed(const infer_pass *p, int (*pick)(void *ctx, uint32_t stack),
+                             void *ctx);
 /* infer_pass_head16: ... read from a frozen head's 16-bit logits alone (infer_result.elem_by_head)
  */
 void infer_pass_head16(infer_pass *p);

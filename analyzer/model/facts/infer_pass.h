@@ -44,8 +44,11 @@ typedef struct vt__tensor {
     int half;   /* made on a line of the program that casts to 16 bits (infer_pass_cast16): 2 B an
                  * element whatever the pass counts the others with */
     int packed; /* a weight packed two 4-bit values a byte (infer_packed.c): 2 elements a byte */
-    uint64_t gone;  /* kept, and freed after the first backward before the next: that event */
-    uint64_t freed; /* freed before any backward: that event (0: not) */
+    uint32_t was_stack; /* a cast of a weight of twice its size that it replaced before the first
+                         * forward (infer.c's vt__cast_of: fp32 to 16 bits): that weight's stack,
+                         * 0: none (infer_pass_narrowed) */
+    uint64_t gone;      /* kept, and freed after the first backward before the next: that event */
+    uint64_t freed;     /* freed before any backward: that event (0: not) */
 } vt__tensor;
 
 typedef struct vt__pass {

@@ -295,7 +295,15 @@ void recognize_features(const recognize_input *in, run_recognition *out)
     }
 
     if (tables_code_find(t, "/peft/", NULL, NULL, q, sizeof q)) {
-        if (!out->trainable && in->adapter_bytes >= 4) { /* no gradient measured (an early OOM) */
+        const char *cw = in->inferred ? in->inferred->cast16_where : "";
+        if (!out->trainable && in->adapters16 >= 2) { /* (no gradient: their 16-bit casts) */
+            out->trainable = in->adapters16 / 2;
+            snprintf(out->trainable_where, sizeof out->trainable_where,
+                     "the LoRA adapters made under peft's code, each cast to 16 bits on the "
+                     "program's lines (%.100s) before training: with LoRA only they train (no "
+                     "gradient was measured)",
+                     cw[0] ? cw : "its casts");
+        } else if (!out->trainable && in->adapter_bytes >= 4) { /* no gradient measured */
             out->trainable = in->adapter_bytes / 4;
             snprintf(out->trainable_where, sizeof out->trainable_where,
                      "the LoRA adapters' fp32 weights, made under peft's code: with LoRA only "

@@ -141,6 +141,8 @@ typedef struct recognize_input {
     state_layout layout;      /* how the optimizer's state lies beside the weights (state_layout.h):
                                * 8-bit pairs with scales, or a tensor of each weight's size */
     uint64_t adapter_bytes;   /* parameters made under peft's code (LoRA adapters), 0: none seen */
+    uint64_t adapters16;      /* before any gradient, 16-bit casts the program made of them
+                               * (report_params16.c), their bytes; 0: none */
     uint64_t kv_cache_bytes;  /* tensors of transformers' KV cache (cache_utils.py) live at the
                                * moment the report explains (kv_cache_at), 0: none */
     const char *kv_cache_at;  /* "at the out-of-memory error" / "at the peak" */
