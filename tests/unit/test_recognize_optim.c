@@ -146,6 +146,52 @@ static void test_optim_script(void **state)
     assert_true(r.optim_bpp == 0);
 }
 
+/* the script's own optimizer class, no step measured: its state made on the host by its code
+ * (every tensor it puts into its state names "cpu", .cpu() or pin_memory, none CUDA): no state on
+ * the device; one tensor that may be on the device (zeros_like(p), .cuda(), .to(p.device)):
+ * a state of its own size, as before */
+static void test_optim_host(void **state)
+{
+    (void)state;
+    static const char host[] =
+        "class HostAdam(torch.optim.Optimizer):\n"
+        "    def step(self):\n"
+        "        for p in ps:\n"
+        "            st = self.state[p]\n"
+        "            if not st:\n"
+        "                st['step'] = 0\n"
+        "                st['m'] = torch.zeros(p.shape, device='cpu')\n"
+        "                self.state[p]['v'] = p.detach().cpu().pin_memory()\n"
+        "            st['step'] += 1\n"
+        "\n"
+        "opt = HostAdam(model.parameters())\n";
+    run_recognition r = script_optim(host);
+    assert_int_equal(r.optim, OPT_NONE);
+    assert_true(r.optim_off_device);
+    assert_string_equal(r.optim_class, "HostAdam");
+    assert_non_null(strstr(r.optim_where, "HostAdam( in train.py:11 (a class of the script's "
+                                          "own), the script's only optimizer: its code makes its "
+                                          "2 state tensors on the host (lines 7-8 of train.py)"));
+    static const char *const device[] = {"torch.zeros_like(p)", "torch.zeros(p.shape).cuda()",
+                                         "torch.zeros(p.shape, device='cpu').to(p.device)",
+                                         "torch.zeros(p.shape, device='cuda')"};
+    for (size_t k = 0; k < sizeof device / sizeof device[0]; k++) {
+        char src[600];
+        snprintf(src, sizeof src,
+                 "class HostAdam(Optimizer):\n    def step(self):\n        st = self.state[p]\n"
+                 "        st['m'] = torch.zeros(p.shape, device='cpu')\n        st['v'] = %s\n"
+                 "opt = HostAdam(model.parameters())\n",
+                 device[k]);
+        r = script_optim(src);
+        assert_int_equal(r.optim, OPT_OTHER);
+        assert_false(r.optim_off_device);
+    }
+    /* a state of numbers alone (a step count): nothing says where its tensors are */
+    r = script_optim("class Counter(Optimizer):\n    def step(self):\n"
+                     "        self.state[p]['step'] = 0\nopt = Counter(ps)\n");
+    assert_int_equal(r.optim, OPT_OTHER);
+}
+
 /* steps that may have run unseen: none seen after a completed backward, where a step of this
  * optimizer may make nothing (no state, SGD not known, none known; any without Python frames) */
 static void test_steps_unseen(void **state)
@@ -219,6 +265,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_optim_script),
+        cmocka_unit_test(test_optim_host),
         cmocka_unit_test(test_steps_unseen),
         cmocka_unit_test(test_optim_cmdline),
     };

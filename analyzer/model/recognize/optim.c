@@ -475,7 +475,8 @@ void recognize_optim_script(const config_files *fs, const tables *t, run_recogni
         int len;
         size_t line;
     } first[OPT_COUNT]; /* each kind's first construction, in the order seen */
-    int nfirst = 0;
+    int nfirst = 0, ownfile = -1;
+    char ownname[48] = ""; /* (the first construction's, a class of the script's own) */
     for (int f = 0; f < fs->n; f++) {
         const config_recfile *cf = &fs->f[f];
         if (cf->kind != VT_FILE_ARG || cf->flags || !cf->data)
@@ -514,6 +515,8 @@ void recognize_optim_script(const config_files *fs, const tables *t, run_recogni
                          cf->name ? cf->name : "the script", line,
                          o >= 0 ? " (a class of the script's own)" : "");
                 kind = k;
+                if (o >= 0)
+                    snprintf(ownname, sizeof ownname, "%s", owns[o]), ownfile = f;
             }
             calls += k == kind;
             bare += k == kind && k == OPT_SGD && optim_sgd_bare(s, cf->len, i + n);
@@ -556,6 +559,9 @@ void recognize_optim_script(const config_files *fs, const tables *t, run_recogni
                      r->optim_choices);
         return;
     }
+    if (kind == OPT_OTHER && calls == 1 && r->optim_bpp < 0 &&
+        optim_host_said(fs, ownfile, ownname, where, unmeasured(r), r))
+        return; /* (its own class, its state made on the host by its code: optim_host.c) */
     r->optim = kind;
     /* SGD: its momentum as the calls give it, every one alike (none: no state; SGD(params,
      * lr=0.1) had been counted a momentum buffer of 4 B per trainable parameter) */

@@ -363,6 +363,13 @@ void optim_own_wraps(const config_files *fs, const tables *t, run_recognition *r
  * FILE:LINE") include no SGD: not said to be plain SGD (an Adam whose state is on the host, as
  * ZeRO-Offload's, had been "no state (plain SGD)"): r->optim_off_device set, where said */
 void optim_none_elsewhere(run_recognition *r, unsigned kinds, const char *where);
+/* optim_host_said: no step measured, and the script's only optimizer is its own class name,
+ * constructed in fs's file (where: "NAME( in FILE:LINE ..."), whose code puts tensors into its
+ * state, each made on the host ("cpu", .cpu(), pin_memory; none naming CUDA) (optim_host.c): r
+ * made OPT_NONE with optim_off_device, its where and source said (unmeasured: why not measured).
+ * 1 when so, 0 (r untouched) otherwise. */
+int optim_host_said(const config_files *fs, int file, const char *name, const char *where,
+                    const char *unmeasured, run_recognition *r);
 /* recognize_family / recognize_optim / recognize_features: the three parts of recognize_run. */
 void recognize_family(const recognize_input *in, run_recognition *out);
 void recognize_optim(const recognize_input *in, run_recognition *out);
