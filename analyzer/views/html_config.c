@@ -107,7 +107,7 @@ void html_trained(FILE *out, const report_ctx *c)
     if (!m)
         return;
     const run_recognition *r = &m->rec;
-    char fam[160], buf[200], h2[160];
+    char fam[160], buf[440], h2[160];
     const char *unsure = model_trained_unsure(m);
     snprintf(h2, sizeof h2, "What ran (%s)", unsure ? unsure : "");
     snprintf(fam, sizeof fam, "%s%s%s%s", family_text(r), r->model_class[0] ? " (" : "",
@@ -123,11 +123,10 @@ void html_trained(FILE *out, const report_ctx *c)
     trained_row(out, "optimizer", r->optim == OPT_UNKNOWN ? "unknown" : optim_text(r),
                 r->optim == OPT_UNKNOWN ? "unk" : "fam", r->optim_where);
     if (r->trainable && m->weights_untyped) {
-        char ub[32];
-        snprintf(buf, sizeof buf,
-                 "%.2f M weight elements; beside them %s of weights take no gradient, "
-                 "their element count not known (the trace does not give their dtype)",
-                 (double)r->trainable / 1e6, card_format_bytes(m->weights_untyped, ub, sizeof ub));
+        char ub[400];
+        model_untyped_said(m, ub, sizeof ub);
+        snprintf(buf, sizeof buf, "%.2f M weight elements; beside them %s",
+                 (double)r->trainable / 1e6, ub);
         trained_row(out, "trainable", buf, "fam", r->trainable_where);
     } else if (r->trainable && m->params_trace) {
         snprintf(buf, sizeof buf, "%.2f M of the %.2f M weight elements%s",

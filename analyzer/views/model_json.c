@@ -209,6 +209,8 @@ static void add_recognized_json(cJSON *root, const model_result *m)
         cJSON_AddTrueToObject(o, "trainable_params_rest_untold");
     if (m->weights_untyped) /* (present only then: weights with no element size known) */
         cJSON_AddNumberToObject(o, "untyped_weight_bytes", (double)m->weights_untyped);
+    if (m->weights_untyped && m->untyped_packed) /* (... of them packed 4-bit: counted) */
+        cJSON_AddNumberToObject(o, "untyped_packed_4bit_elements", 2.0 * (double)m->untyped_packed);
     for (int i = 0; i < FEATURE_COUNT; i++) {
         cJSON *e = add_feature(o, feature_key((feature_id)i), &r->feat[i]);
         if (i == FEATURE_EMA) /* its copy of the weights among the parameters, when explained */

@@ -54,13 +54,11 @@ static void print_recognized(FILE *out, const model_result *m)
     fprintf(out, "  %-26s %s%s%s\n", "optimizer",
             r->optim == OPT_UNKNOWN ? "unknown" : optim_text(r), r->optim_where[0] ? "  " : "",
             tx(r->optim_where, e, sizeof e));
-    char ub[32]; /* (untyped weights in a unit that shows them: MiB below a GiB) */
-    card_format_bytes(m->weights_untyped, ub, sizeof ub);
+    char ub[400]; /* (untyped weights in a unit that shows them: MiB below a GiB) */
+    model_untyped_said(m, ub, sizeof ub);
     if (r->trainable && m->weights_untyped) /* (their count at 4 B an element is not theirs) */
-        fprintf(out,
-                "  %-26s %.2f M weight elements (%s); beside them %s of weights take no "
-                "gradient, their element count not known (the trace does not give their dtype)\n",
-                "trainable", (double)r->trainable / 1e6, tx(r->trainable_where, e, sizeof e), ub);
+        fprintf(out, "  %-26s %.2f M weight elements (%s); beside them %s\n", "trainable",
+                (double)r->trainable / 1e6, tx(r->trainable_where, e, sizeof e), ub);
     else if (r->trainable && r->passes_lower && !m->params_trace) /* (passes of one forward) */
         fprintf(out, "  %-26s %.2f M weight elements (%s)\n", "trainable",
                 (double)r->trainable / 1e6, tx(r->trainable_where, e, sizeof e));

@@ -47,7 +47,7 @@ EOF
 for r in nf4 enc; do
     report_both $r
     "$VT" report --html $r.html $r.vt >/dev/null 2>&1 || fail "$r: report --html failed"
-    grep -q "weight elements; beside them .* [MG]iB of weights take no gradient, their element count not known" \
+    grep -q "weight elements; beside them .* [MG]iB of weights take no gradient\(, their\|: .* packed two 4-bit elements a byte (.* M elements: .*), the other .*s\) element count not known" \
         $r.html || fail "$r: the HTML's trainable row: $(grep -o 'trainable</td><td>[^<]*<[^>]*>[^<]*' $r.html)"
     "$VT" predict --from $r.vt >$r.predict 2>&1 && "$VT" predict --from $r.json >$r.predict_json 2>&1 ||
         fail "$r: predict --from failed"
@@ -70,15 +70,23 @@ for r in ("nf4", "enc"):
         bad.append(f"{r}: from_trace {j['formula']['parameter_count']['from_trace']} (an element count at 4 B)")
     # the weights' row: the trained ones counted, the rest in bytes (never all at one size)
     row = re.search(r"^    parameters(?: \(vs basic\))?: (.*)$", txt, re.M)
-    if not row or "M elements at" in row.group(1) or "take no gradient, whose element size the trace does not give" not in row.group(1) \
+    if not row or "M elements at" in row.group(1) or "whose element size the trace does not give" not in row.group(1) \
             or f"{facts['trainable'] / 1e6:.2f} M trained weights at 4 B" not in row.group(1):
         bad.append(f"{r}: weights' row {row and row.group(1)}")
     cast = f"{facts['frozen_elems'] / 1e6:.2f} M at 2 B made by casts to 16 bits (frozen_dtypes.py:"
     if row and (r == "enc") != (cast in row.group(1)):
         bad.append(f"{r}: weights' row {row.group(1)!r}: the encoder cast to fp16 is {cast!r}")
     tr = re.search(r"^  trainable  .*$", txt, re.M)
-    if not tr or "weight elements made before training" in tr.group(0) or "their element count not known" not in tr.group(0):
+    if not tr or "weight elements made before training" in tr.group(0) or "element count not known" not in tr.group(0):
         bad.append(f"{r}: {tr and tr.group(0)}")
+    # the packed 4-bit weights' count is known (2 elements a byte, told by the forward's
+    # dequantized temporaries of 4x their bytes): given, the rest's not (16-bit embeddings and
+    # head, fp32 absmax buffers: the trace does not give their dtype); it had been "3.88 GiB of
+    # weights take no gradient, their element count not known", the 4-bit ones' too
+    pk, pj = facts["packed_elems"], j["recognized"].get("untyped_packed_4bit_elements")
+    said = f"packed two 4-bit elements a byte ({pk / 1e6:.2f} M elements"
+    if (pj or 0) != pk or (tr and (said in tr.group(0)) != (pk > 0)) or (row and (said in row.group(1)) != (pk > 0)):
+        bad.append(f"{r}: untyped_packed_4bit_elements {pj}, the program's {pk}: {tr and tr.group(0)}")
     for p in (r + ".predict", r + ".predict_json"):
         pr = re.search(r"^  parameters .*$", open(p).read(), re.M)
         if not pr or "that take no gradient, of a dtype the trace does not give" not in pr.group(0):

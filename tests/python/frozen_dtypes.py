@@ -15,7 +15,8 @@ ones, in the program's own loop (no class vramtrace recognizes):
                   the trained weights (p.detach().clone() of parameters(), made right after
                   them, in another order than .to() made them); AdamW.
 Prints its own facts before training ("FACTS trainable=N trainable_bytes=B frozen_bytes=B
-frozen_elems=N ema_bytes=B param_bytes=B"), after its first step "STATE grads=B optimizer=B" (the
+frozen_elems=N ema_bytes=B param_bytes=B packed_elems=N", the last the 4-bit weights' elements,
+2 a byte), after its first step "STATE grads=B optimizer=B" (the
 bytes of the gradients and AdamW's state), and at the end "trained N steps at batch B, reserved at
 most R"; an out-of-memory error prints "OOM in PHASE" and exits 1. Used by
 tests/integration/frozen_dtypes.sh."""
@@ -170,7 +171,7 @@ def main():
                 m.to(torch.bfloat16)
         model.to("cuda")
         frozen = [p for p in model.parameters() if not p.requires_grad] + list(model.buffers())
-        elems = sum(m.shape[0] * m.shape[1] for m in model.modules() if isinstance(m, Linear4bitLoRA))
+        elems = packed = sum(m.shape[0] * m.shape[1] for m in model.modules() if isinstance(m, Linear4bitLoRA))
         elems += sum(p.numel() for p in model.parameters() if not p.requires_grad and p.dtype != torch.uint8)
         ema = []
         params = list(model.parameters()) + list(model.buffers())
@@ -182,11 +183,11 @@ def main():
         trained = list(model.parameters())
         ema = [p.detach().clone() for p in trained] if a.ema else []
         frozen = list(encoder.parameters())
-        elems = sum(p.numel() for p in frozen)
+        elems, packed = sum(p.numel() for p in frozen), 0
         params = trained + frozen
     print(f"FACTS trainable={sum(p.numel() for p in trained)} trainable_bytes={nbytes(trained)} "
           f"frozen_bytes={nbytes(frozen)} frozen_elems={elems} ema_bytes={nbytes(ema)} "
-          f"param_bytes={nbytes(params)}", flush=True)
+          f"param_bytes={nbytes(params)} packed_elems={packed}", flush=True)
     opt = torch.optim.AdamW(trained, lr=1e-4, fused=True)
     phase = "forward"
     try:

@@ -128,10 +128,34 @@ static void test_copy_share(void **state)
     assert_true(fabs(m.shape.train_frac - 0.4) < 1e-9);
 }
 
+/* the trainable row's words of the weights that take no gradient: the packed 4-bit ones'
+ * elements counted (2 a byte), the rest's not; all packed: all counted */
+static void test_untyped_said(void **state)
+{
+    (void)state;
+    model_result m;
+    char out[400];
+    memset(&m, 0, sizeof m);
+    m.weights_untyped = 3 * 1073741824ull;
+    model_untyped_said(&m, out, sizeof out);
+    assert_string_equal(out, "3.00 GiB of weights take no gradient, their element count not known "
+                             "(the trace does not give their dtype)");
+    m.untyped_packed = 2 * 1073741824ull;
+    model_untyped_said(&m, out, sizeof out);
+    assert_non_null(strstr(out, "3.00 GiB of weights take no gradient: 2.00 GiB of them packed "
+                                "two 4-bit elements a byte (4294.97 M elements: "));
+    assert_non_null(strstr(out, "the other 1.00 GiB's element count not known"));
+    m.untyped_packed = m.weights_untyped;
+    model_untyped_said(&m, out, sizeof out);
+    assert_non_null(strstr(out, "3.00 GiB of weights take no gradient, all packed two 4-bit "
+                                "elements a byte (6442.45 M elements"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_untyped),
+        cmocka_unit_test(test_untyped_said),
         cmocka_unit_test(test_dtype),
         cmocka_unit_test(test_copy_share),
     };

@@ -310,7 +310,7 @@ int model_build_head(model_result *m, const run_facts *f, const model_opts *o, c
                          o ? o->overrides_said : NULL, err, errlen) < 0 ||
         config_validate(&m->cfg, err, errlen) < 0)
         return -1;
-    model_trace_dtype(&m->cfg, f, m->weights_untyped = model_weights_untyped(m, f));
+    model_trace_dtype(&m->cfg, f, model_untyped_set(m, f));
     formula_shape_from_config(&m->cfg, &m->shape);
     model_trace_compile(m, f, nanogpt);
     optim_kind from_trace = m->rec.optim;

@@ -222,6 +222,9 @@ typedef struct model_result {
     /* the weights' bytes that take no gradient and whose element size the trace does not give
      * (model_trace.h model_weights_untyped; 0: none, or too few to count) */
     uint64_t weights_untyped;
+    /* of them, the bytes packed two 4-bit elements a byte (infer.h's packed_bytes, told by the
+     * forward's dequantized temporaries): their element count is known, 2 a byte; 0: none */
+    uint64_t untyped_packed;
     char ema_said[120];    /* "an EMA copy of them (433.6 MiB, EMAModel (diffusers))", or "" */
     int formula_ok;        /* 1: a transformer's formula applies to this run's shape */
     char formula_why[512]; /* why it does not, when formula_ok = 0 */
@@ -404,6 +407,12 @@ void model_ckpt_block_note(model_result *m);
  * such a run. */
 int model_untyped_words(const model_result *m, const run_facts *f, uint64_t me, char *out,
                         size_t n);
+/* model_untyped_said: what m->weights_untyped's bytes are, as the trainable row says them after
+ * "beside them": "3.88 GiB of weights take no gradient: 3.02 GiB of them packed two 4-bit
+ * elements a byte (6476.01 M elements: ...), the other 886.5 MiB's element count not known (the
+ * trace does not give their dtype)"; without a packed part "..., their element count not known
+ * (...)" (model_weights.c) */
+void model_untyped_said(const model_result *m, char *out, size_t n);
 /* model_param_dtype_measured: the trace shows the parameters' element size: 16-bit (the inference
  * says 2 only when told so; its 4 fp32 assumed), or fp32 with autocast's 16-bit copies (of fp32
  * ones) (model_weights.c) */

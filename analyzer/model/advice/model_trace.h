@@ -59,6 +59,9 @@ const char *model_fp32_weights(const model_result *m, const gpt_shape *s);
  * called its bf16 compute fp32. 0: none, fewer (buffers' share: said with the rest), or nothing
  * trains that the trace counts. */
 uint64_t model_weights_untyped(const model_result *m, const run_facts *f);
+/* model_untyped_set: m->weights_untyped (model_weights_untyped) and, of them, m->untyped_packed,
+ * the weights packed two 4-bit elements a byte; weights_untyped returned */
+uint64_t model_untyped_set(model_result *m, const run_facts *f);
 /* model_trace_compile: torch.compile on or off as the trace shows it when nothing gave it; a
  * compile=True that ran eager becomes a note. */
 void model_trace_compile(model_result *m, const run_facts *f, int nanogpt);

@@ -4,6 +4,8 @@
  * in the formula's reasons. */
 #include "model_trace.h"
 
+#include "cards.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -112,6 +114,40 @@ uint64_t model_weights_untyped(const model_result *m, const run_facts *f)
     return me - tr * e - ema - kept - cast; /* (all that takes no gradient, as its words say) */
 }
 
+uint64_t model_untyped_set(model_result *m, const run_facts *f)
+{
+    uint64_t pk = f->inferred ? f->inferred->packed_bytes : 0;
+    m->weights_untyped = model_weights_untyped(m, f);
+    m->untyped_packed = pk <= m->weights_untyped ? pk : 0; /* (frozen: no gradient of 4 bits) */
+    return m->weights_untyped;
+}
+
+void model_untyped_said(const model_result *m, char *out, size_t n)
+{
+    char ub[32], pb[32], rb[32];
+    card_format_bytes(m->weights_untyped, ub, sizeof ub);
+    uint64_t pk = m->untyped_packed, rest = m->weights_untyped - pk;
+    if (!pk) {
+        snprintf(out, n,
+                 "%s of weights take no gradient, their element count not known (the trace does "
+                 "not give their dtype)",
+                 ub);
+        return;
+    }
+    card_format_bytes(pk, pb, sizeof pb), card_format_bytes(rest, rb, sizeof rb);
+    if (!rest)
+        snprintf(out, n,
+                 "%s of weights take no gradient, all packed two 4-bit elements a byte (%.2f M "
+                 "elements: each dequantized to 4× its bytes in the forward)",
+                 ub, (double)pk * 2 / 1e6);
+    else
+        snprintf(out, n,
+                 "%s of weights take no gradient: %s of them packed two 4-bit elements a byte "
+                 "(%.2f M elements: each dequantized to 4× its bytes in the forward), the other "
+                 "%s's element count not known (the trace does not give their dtype)",
+                 ub, pb, (double)pk * 2 / 1e6, rb);
+}
+
 /* cast16_of: the bytes of the weights the program's lines cast to 16 bits (INFER_cast16_bytes),
  * at most me; 0: none */
 static uint64_t cast16_of(const run_facts *f, uint64_t me)
@@ -137,12 +173,20 @@ int model_untyped_words(const model_result *m, const run_facts *f, uint64_t me, 
     else if (cast) /* (they are the trained ones) */
         snprintf(own, sizeof own, ": made by casts to 16 bits (%s)", f->inferred->cast16_where);
     cast = beside;
+    uint64_t rest = me - tb - cast, pk = m->untyped_packed < rest ? m->untyped_packed : 0;
+    char packed[160] = ""; /* (packed 4-bit: 2 elements a byte, their count known) */
+    if (pk)
+        snprintf(packed, sizeof packed,
+                 ": %.2f GiB of them packed two 4-bit elements a byte (%.2f M elements), the "
+                 "other %.2f GiB",
+                 (double)pk / 1073741824.0, (double)pk * 2 / 1e6,
+                 (double)(rest - pk) / 1073741824.0);
     snprintf(out, n,
              "the %.2f M trained weights at %d B (%s, as their gradients%s)%s%s, and %.2f GiB that "
-             "take no gradient, whose element size the trace does not give (frozen weights, "
+             "take no gradient%s%s whose element size the trace does not give (frozen weights, "
              "buffers%s)",
              (double)m->rec.trainable / 1e6, e, e == 2 ? "16-bit" : "fp32", own, ema, c16,
-             (double)(me - tb - cast) / 1073741824.0,
+             (double)rest / 1073741824.0, packed, pk ? "" : ",",
              ema[0] ? "" : ", or a copy the program keeps");
     return 1;
 }
