@@ -105,9 +105,9 @@ static void print_text(const nano_config *c, const gpt_shape *s, const predictio
      * count, not measured: said so */
     predict_print_note(run->forward_note);
     predict_print_note(run->optim_note);
-    char wdoc[200];
-    predict_weights_doc(c, s, run && run->dtype_unknown, run ? run->untyped : 0,
-                        run ? run->cast16 : 0, run && run->calib.ema, wdoc, sizeof wdoc);
+    char wdoc[320];
+    predict_weights_doc(c, s, run, own, wdoc, sizeof wdoc); /* (own: the run's shape, its
+                                                             * trained weights' bytes its own) */
     predict_print_breakdown(p, cal, s->generic, s->compile,
                             a->from ? 0 : predict_kv_cache(&a->block, s), kv_shape(s), wdoc);
     uint64_t low = predict_print_peak(p, cal, s, run && run->lower_bounds);

@@ -98,6 +98,7 @@ static int load_trace(const char *path, FILE *fp, const char *magic, nano_config
     run->growth_unmeasured = m->growth_unmeasured;
     run->lora_assumed = m->lora_assumed;
     run->trainable = m->rec.trainable;
+    run->trained_elem = (unsigned)model_trained_bytes(m);
     run->rest_untold = m->rec.rest_untold;
     run->params = m->params_trace;
     run->untyped = m->weights_untyped;
@@ -341,6 +342,11 @@ static int load_json(const char *path, const cJSON *root, nano_config *c, predic
                          : 0;
     run->rest_untold = cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "recognized"),
                                                         "trainable_params_rest_untold"));
+    const cJSON *te = /* (present only where it is not the weights' own: 0 then) */
+        cJSON_GetObjectItem(cJSON_GetObjectItem(root, "recognized"), "trainable_element_bytes");
+    run->trained_elem = cJSON_IsNumber(te) && (te->valuedouble == 2 || te->valuedouble == 4)
+                            ? (unsigned)te->valuedouble
+                            : 0;
     const cJSON *ip = cJSON_GetObjectItem(
         cJSON_GetObjectItem(cJSON_GetObjectItem(root, "inferred"), "params"), "value");
     run->params = cJSON_IsNumber(ip) && ip->valuedouble > 0 && ip->valuedouble < 1e15
@@ -527,28 +533,45 @@ int predict_from_fixed(const predict_run *run, const nano_config *run_cfg, const
     return 0;
 }
 
-void predict_weights_doc(const nano_config *c, const gpt_shape *s, int dtype_unknown,
-                         uint64_t untyped, uint64_t cast16, int ema, char *out, size_t n)
+void predict_weights_doc(const nano_config *c, const gpt_shape *s, const predict_run *run, int own,
+                         char *out, size_t n)
 {
+    int dtype_unknown = run && run->dtype_unknown, ema = run && run->calib.ema;
+    uint64_t untyped = run ? run->untyped : 0, cast16 = run ? run->cast16 : 0;
+    /* the weights cast to 16 bits are the trained ones, 2 B each (a QLoRA's LoRA layers
+     * .to(bfloat16): "the trained ones may be fp32" had been said of them) */
+    uint64_t tb = own && run && run->trainable <= UINT64_MAX / 4 ? 2 * run->trainable : 0;
+    int trained16 = tb && cast16 + tb / 64 >= tb && cast16 <= tb + tb / 64;
     /* (it had read "fp32 under AMP, 16-bit in pure 16-bit training" for every run) */
     const char *doc = formula_param_bytes(s) == 2
-                          ? s->lora_rank || formula_train_frac(s) < 0.99
+                          ? trained16 ? "16-bit"
+                            : s->lora_rank || formula_train_frac(s) < 0.99
                                 ? "16-bit (the trained ones may be fp32: LoRA's adapters)"
                                 : "16-bit (pure 16-bit training)"
                       : s->dtype_bytes >= 4 ? "fp32 (fp32 compute)"
                       : !config_known(c, CFG_dtype) || dtype_unknown /* (no autocast seen) */
                           ? "fp32 assumed (the trace does not give their dtype)"
                           : "fp32 (autocast computes in 16 bits from them)";
-    char ub[32];
+    /* the packed 4-bit ones, 2 elements a byte: among those that take no gradient (pk), among
+     * the rest said 16-bit (pk16) */
+    char ub[32], pb[32], pk[96] = "", pk16[96] = "";
+    if (run && run->calib.packed) {
+        card_format_bytes(run->calib.packed, pb, sizeof pb);
+        snprintf(pk, sizeof pk, " (%s of them packed two 4-bit elements a byte)", pb);
+        snprintf(pk16, sizeof pk16, " but for %s packed two 4-bit elements a byte", pb);
+    }
     if (untyped) /* (weights that take no gradient: their dtype is not in the trace) */
         snprintf(out, n,
-                 "model weights: the trained ones %s, and %s that take no gradient, of a dtype "
+                 "model weights: the trained ones %s, and %s that take no gradient%s, of a dtype "
                  "the trace does not give",
-                 formula_param_bytes(s) == 2 ? "16-bit" : "fp32",
-                 card_format_bytes(untyped, ub, sizeof ub));
+                 (run->trained_elem ? (int)run->trained_elem : formula_param_bytes(s)) == 2
+                     ? "16-bit"
+                     : "fp32",
+                 card_format_bytes(untyped, ub, sizeof ub), untyped >= run->calib.packed ? pk : "");
     else if (cast16) /* (made on the program's lines that cast to 16 bits: report.h) */
-        snprintf(out, n, "model weights: %s made by casts to 16 bits, the rest %s",
-                 card_format_bytes(cast16, ub, sizeof ub), doc);
+        snprintf(out, n, "model weights: %s made by casts to 16 bits%s, the rest %s%s",
+                 card_format_bytes(cast16, ub, sizeof ub), trained16 ? " (the trained ones)" : "",
+                 doc, pk16);
     else /* (an EMA copy kept: the row, calibrated on it, holds both; it had said "model
           * weights" beside twice their bytes) */
         snprintf(out, n, "model weights%s, %s", ema ? " and their EMA copy" : "", doc);

@@ -33,6 +33,8 @@ typedef struct predict_run {
                          * reached by its steps (an expert no token was routed to): not told */
     uint64_t trainable; /* the run's trainable parameters, as the report counts them (0:
                          * unknown): the trained line's count at the run's own shape */
+    unsigned trained_elem; /* their bytes an element (LoRA's fp32 adapters over 16-bit weights:
+                            * 4); 0: the weights' own (model_trained_bytes) */
     int retried;    /* it completed after its allocator reached the card and released its cache */
     int caught;     /* its peak came in a pass an out-of-memory error cut short, which the program
                      * caught and went on from (lower_bounds: the rest of that pass not measured) */
@@ -88,10 +90,12 @@ int predict_run_as_ran(const predict_run *run, const gpt_shape *s, const gpt_sha
 int predict_from_fixed(const predict_run *run, const nano_config *run_cfg, const nano_config *c,
                        int ckpt, int unfused, char *err, size_t errlen);
 
-/* predict_weights_doc: the weights' row in the run's precision (dtype_unknown: the trace does
- * not give it; untyped: bytes of weights that take no gradient, whose dtype it does not give;
- * cast16: bytes of those the program's lines cast to 16 bits; ema: an EMA copy beside them) */
-void predict_weights_doc(const nano_config *c, const gpt_shape *s, int dtype_unknown,
-                         uint64_t untyped, uint64_t cast16, int ema, char *out, size_t n);
+/* predict_weights_doc: the weights' row in the run's precision (run NULL: no traced run; its
+ * dtype_unknown: the trace does not give it; untyped: bytes of weights that take no gradient,
+ * whose dtype it does not give; cast16: bytes of those the program's lines cast to 16 bits, the
+ * trained ones where they are twice its trainable count, within 1/64, and own (s is the run's
+ * shape); calib.ema: an EMA copy beside them) */
+void predict_weights_doc(const nano_config *c, const gpt_shape *s, const predict_run *run, int own,
+                         char *out, size_t n);
 
 #endif

@@ -203,6 +203,8 @@ static void add_recognized_json(cJSON *root, const model_result *m)
         cJSON_AddNumberToObject(o, "trainable_params", (double)r->trainable);
     else
         cJSON_AddNullToObject(o, "trainable_params");
+    if (r->trainable && model_trained_bytes(m) != formula_param_bytes(&m->shape))
+        cJSON_AddNumberToObject(o, "trainable_element_bytes", model_trained_bytes(m));
     if (r->trainable && r->trainable_lower) /* (present only then: a lower bound) */
         cJSON_AddTrueToObject(o, "trainable_params_at_least");
     if (r->trainable && r->rest_untold) /* (present only then: frozen or not reached, untold) */

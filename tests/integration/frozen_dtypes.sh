@@ -87,9 +87,15 @@ for r in ("nf4", "enc"):
     said = f"packed two 4-bit elements a byte ({pk / 1e6:.2f} M elements"
     if (pj or 0) != pk or (tr and (said in tr.group(0)) != (pk > 0)) or (row and (said in row.group(1)) != (pk > 0)):
         bad.append(f"{r}: untyped_packed_4bit_elements {pj}, the program's {pk}: {tr and tr.group(0)}")
+    # predict --from (the trace, its report's JSON): the trained ones in their own dtype (the
+    # adapters fp32: "16-bit" had been said of them, the frozen head's logits 16-bit), the
+    # packed 4-bit ones among those that take no gradient
+    want = "the trained ones %s, and " % ("fp32" if facts["trainable_bytes"] == 4 * facts["trainable"] else "16-bit")
+    packed = "take no gradient (%.2f GiB of them packed two 4-bit elements a byte)" % (facts["packed_elems"] / 2 / 2**30)
     for p in (r + ".predict", r + ".predict_json"):
         pr = re.search(r"^  parameters .*$", open(p).read(), re.M)
-        if not pr or "that take no gradient, of a dtype the trace does not give" not in pr.group(0):
+        if not pr or "of a dtype the trace does not give" not in pr.group(0) or want not in pr.group(0) \
+                or (packed in pr.group(0)) != (facts["packed_elems"] > 0):
             bad.append(f"{p}: {pr and pr.group(0)}")
 # no autocast in the 4-bit run: its trained weights' fp32 says nothing of the base's compute (not
 # known; or, its packed 4-bit weights read as such and its head's 16-bit logits told, the frozen

@@ -138,6 +138,12 @@ bpp = t["optim_state_bytes"] / t["trainable_params"]
 if "%d B per trainable parameter" % bpp not in rec["optimizer"]["text"]:
     bad.append("b8: optimizer %r, the program's %.0f B per parameter" % (rec["optimizer"]["text"], bpp))
 for f in ("b8.predict", "b8.predict_json"):  # (from the trace and from its report's JSON)
+    # the weights' row: the bf16 adapters cast on the program's lines are the trained ones (they
+    # had been "the trained ones may be fp32"), the packed base not "16-bit"
+    w = [l for l in open(f) if l.startswith("  parameters ")]
+    pk = "but for %.2f GiB packed two 4-bit elements a byte" % (t8["packed_4bit_bytes"] / 2**30)
+    if not w or "may be fp32" in w[0] or "made by casts to 16 bits (the trained ones)" not in w[0] or pk not in w[0]:
+        bad.append("%s: %s" % (f, w))
     row = [l for l in open(f) if l.startswith("  optimizer ")]
     mib = float(re.search(r"([0-9.]+) MiB", row[0]).group(1)) if row and "MiB" in row[0] else -1
     if abs(mib * 2**20 - t["optim_state_bytes"]) > t["optim_state_bytes"] / 100:
