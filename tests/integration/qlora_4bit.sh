@@ -134,6 +134,8 @@ if rec["trainable_params"] != t["trainable_params"]:
 for cat, key in (("optimizer", "optim_state_bytes"), ("gradients", "grad_bytes")):
     if abs(cal[cat] - t[key]) > t[key] / 100:
         bad.append("b8: %s predicted %d B, the program's %d at batch %d" % (cat, cal[cat], t[key], b))
+if "have gradients" in rec["lora"]["where"] or "adapters, which train" not in rec["lora"]["where"]:
+    bad.append("b8: (no gradient made before the error) LoRA: %s" % rec["lora"]["where"])
 bpp = t["optim_state_bytes"] / t["trainable_params"]
 if "%d B per trainable parameter" % bpp not in rec["optimizer"]["text"]:
     bad.append("b8: optimizer %r, the program's %.0f B per parameter" % (rec["optimizer"]["text"], bpp))

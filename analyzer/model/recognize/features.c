@@ -313,11 +313,12 @@ void recognize_features(const recognize_input *in, run_recognition *out)
         const infer_value *pv = in->inferred ? &in->inferred->v[INFER_params] : NULL;
         double all =
             pv && pv->known && pv->value > 0 ? (double)pv->value : (double)in->param_bytes / 4.0;
-        if (out->trainable && all >= 1.0)
-            snprintf(msg, sizeof msg,
-                     "peft's code on the Python stacks (%.60s); %.2f %% of the parameters have "
-                     "gradients",
-                     q, 100.0 * (double)out->trainable / all);
+        if (out->trainable && all >= 1.0) /* (no gradient made yet: the adapters counted) */
+            snprintf(msg, sizeof msg, "peft's code on the Python stacks (%.60s); %.2f %% of the %s",
+                     q, 100.0 * (double)out->trainable / all,
+                     in->has_cat_peaks && !in->grad_peak
+                         ? "parameters are its adapters, which train (no gradient made yet)"
+                         : "parameters have gradients");
         else
             snprintf(msg, sizeof msg, "peft's code on the Python stacks (%.100s)", q);
         set(&out->feat[FEATURE_LORA], FEAT_ON, msg);
