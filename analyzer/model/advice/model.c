@@ -56,8 +56,7 @@ static void forwards_only(model_result *m, gpt_shape *s)
 static void most_state(model_result *m, gpt_shape *s, unsigned kinds, int pb)
 {
     if (!kinds || kinds & (1u << OPT_ADAM | 1u << OPT_OTHER)) {
-        s->opt_set = 0;
-        m->opt_assumed = 1;
+        s->opt_set = 0, m->opt_assumed = 1;
         return;
     }
     s->opt_bpp = optim_kinds_bpp(&m->rec, kinds, pb);
