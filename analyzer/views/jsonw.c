@@ -5,6 +5,7 @@
 #include <float.h>
 #include <locale.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,7 +68,8 @@ typedef struct outbuf {
     int failed; /* out of memory, or an item cJSON cannot print */
 } outbuf;
 
-static void put(outbuf *b, const char *s, size_t len)
+/* put_grow: put's slow way, the buffer grown first */
+static void put_grow(outbuf *b, const char *s, size_t len)
 {
     if (b->failed)
         return;
@@ -86,17 +88,32 @@ static void put(outbuf *b, const char *s, size_t len)
     b->n += len;
 }
 
+static inline void put(outbuf *b, const char *s, size_t len)
+{
+    if (b->n + len + 1 > b->cap || b->failed) {
+        put_grow(b, s, len);
+        return;
+    }
+    memcpy(b->p + b->n, s, len);
+    b->n += len;
+}
+
 /* put_string: s quoted as cJSON quotes it (", \ and \b \f \n \r \t by letter, other bytes below
  * 32 as \u00XX, the rest as they are); NULL as "" */
 static void put_string(outbuf *b, const char *s)
 {
+    /* the bytes that end a run copied as it is: below 32 (NUL among them), " and \\ */
+    static const uint32_t stop[8] = {
+        0xffffffffu, 1u << ('"' - 32), (1u << ('\\' - 64)), 0, 0, 0, 0, 0};
     put(b, "\"", 1);
     const char *run = s ? s : "";
-    for (const char *q = run; *q; q++) {
+    for (const char *q = run;; q++) {
         unsigned char ch = (unsigned char)*q;
-        if (ch >= 32 && ch != '"' && ch != '\\')
+        if (!(stop[ch >> 5] >> (ch & 31) & 1u))
             continue;
         put(b, run, (size_t)(q - run));
+        if (!ch)
+            break;
         char esc[8];
         const char *letter = ch == '"'    ? "\""
                              : ch == '\\' ? "\\"
@@ -111,7 +128,6 @@ static void put_string(outbuf *b, const char *s)
         put(b, esc, (size_t)len);
         run = q + 1;
     }
-    put(b, run, strlen(run));
     put(b, "\"", 1);
 }
 

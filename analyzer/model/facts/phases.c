@@ -341,11 +341,15 @@ uint32_t phases_acc_symbol(phases_acc *a, const tables *t, uint64_t ip, const ta
 
 void phases_acc_codes(phases_acc *a, const tables *t, const uint64_t *raw, size_t n, phases_memo *m)
 {
+    /* the frames whose bits m kept, on a copy of a that nothing else points at (its fields stay
+     * in registers: a store into a is not read back after each store of the memo's) */
     for (size_t i = 0; i < n; i++) {
+        phases_acc l = *a;
         uint32_t b;
-        if (kept_bits(m, VT_PYFRAME_CODE(raw[i]), &b))
-            acc_bits(a, b, 1);
-        else
+        for (; i < n && kept_bits(m, VT_PYFRAME_CODE(raw[i]), &b); i++)
+            acc_bits(&l, b, 1);
+        *a = l;
+        if (i < n)
             phases_acc_code(a, t, raw[i], m);
     }
 }
@@ -366,31 +370,26 @@ uint32_t phases_acc_code(phases_acc *a, const tables *t, uint64_t raw, phases_me
 
 static size_t ip_slot(uint64_t ip, size_t cap)
 {
-    return (size_t)hashseed_mix(ip) & (cap - 1); /* (ips are the trace's: seeded) */
-}
-
-/* acc_native: the native frame at ip, when m kept its bits and they hold with nsyms symbols in the
- * tables: added to a, 1; else 0 */
-static inline int acc_native(phases_acc *a, uint64_t ip, const phases_memo *m, size_t nsyms)
-{
-    if (!m->capip || !ip)
-        return 0;
-    for (size_t j = ip_slot(ip, m->capip); m->ip[j].ip; j = (j + 1) & (m->capip - 1))
-        if (m->ip[j].ip == ip) {
-            if (m->ip[j].until && m->ip[j].until != nsyms + 1)
-                return 0;
-            a->any |= m->ip[j].bits;
-            a->op_last = m->ip[j].bits & FB_OP ? m->ip[j].bits : a->op_last;
-            return 1;
-        }
-    return 0;
+    return (size_t)hashseed_fold(ip) & (cap - 1); /* (ips are the trace's: seeded) */
 }
 
 size_t phases_acc_natives(phases_acc *a, const uint64_t *ip, size_t i, size_t n,
                           const phases_memo *m, size_t nsyms)
 {
-    while (i < n && acc_native(a, ip[i], m, nsyms))
-        i++;
+    if (!m->capip)
+        return i;
+    const size_t mask = m->capip - 1;
+    uint32_t any = a->any, op_last = a->op_last;
+    for (; i < n && ip[i]; i++) { /* (the frame at ip, when m kept its bits and they hold) */
+        const struct phases_ip_entry *e = &m->ip[ip_slot(ip[i], m->capip)];
+        while (e->ip && e->ip != ip[i])
+            e = &m->ip[(size_t)(e - m->ip + 1) & mask];
+        if (!e->ip || (e->until && e->until != nsyms + 1))
+            break;
+        any |= e->bits;
+        op_last = e->bits & FB_OP ? e->bits : op_last;
+    }
+    a->any = any, a->op_last = op_last;
     return i;
 }
 
