@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "escape.h"
+#include "mem.h"
 
 int jsonw_str(FILE *out, const char *s, size_t len)
 {
@@ -248,4 +249,65 @@ void jsonw_fputs(const char *text, FILE *out)
         q++;
     }
     fputs(run, out);
+}
+
+/* ---- the arena of jsonw_arena_begin: blocks of ARENA_BLOCK bytes (a larger request a block of
+ * its own), each after the one before in a list; pointers handed out 16-byte aligned ---- */
+#define ARENA_BLOCK ((size_t)64 << 10)
+
+typedef struct arena_block {
+    struct arena_block *next;
+    size_t used, cap;
+    _Alignas(16) unsigned char data[];
+} arena_block;
+
+static arena_block *g_arena;
+
+static void *arena_malloc(size_t n)
+{
+    n = (n + 15) & ~(size_t)15;
+    arena_block *b = g_arena;
+    if (!b || b->cap - b->used < n) {
+        size_t cap = n > ARENA_BLOCK / 4 ? n : ARENA_BLOCK;
+        arena_block *nb = malloc(sizeof *nb + cap); /* (a failure noted: mem.h) */
+        if (!nb)
+            return NULL;
+        nb->used = 0, nb->cap = cap;
+        if (b && cap != ARENA_BLOCK) { /* (a large one behind the current block) */
+            nb->next = b->next, b->next = nb;
+            nb->used = cap;
+            return nb->data;
+        }
+        nb->next = b;
+        g_arena = b = nb;
+    }
+    void *p = b->data + b->used;
+    b->used += n;
+    return p;
+}
+
+/* arena_free: nothing for the arena's own; what cJSON made before the arena began, freed */
+static void arena_free(void *p)
+{
+    for (const arena_block *b = g_arena; b; b = b->next)
+        if ((const unsigned char *)p >= b->data && (const unsigned char *)p < b->data + b->cap)
+            return;
+    mem_free(p);
+}
+
+void jsonw_arena_begin(void)
+{
+    cJSON_Hooks h = {arena_malloc, arena_free};
+    cJSON_InitHooks(&h);
+}
+
+void jsonw_arena_end(void)
+{
+    cJSON_Hooks h = {mem_malloc, mem_free};
+    cJSON_InitHooks(&h);
+    for (arena_block *b = g_arena, *nx; b; b = nx) {
+        nx = b->next;
+        free(b);
+    }
+    g_arena = NULL;
 }

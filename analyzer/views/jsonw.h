@@ -41,4 +41,12 @@ static inline int jsonw_c1(const char *p)
  * \u0080..\u009f: the same value, nothing for a terminal to act on. */
 void jsonw_fputs(const char *text, FILE *out);
 
+/* jsonw_arena_begin / jsonw_arena_end: between them, cJSON takes its memory from an arena that
+ * jsonw_arena_end releases whole (cJSON_Delete frees nothing of it): a document built, printed
+ * and dropped at once (report --json: some 5,000 nodes and keys, whose mallocs and frees one by
+ * one had been 2 % of a report's instructions). A failed allocation is noted as any (mem.h);
+ * cJSON's hooks are mem_malloc / mem_free after it, as main sets them. Not nested. */
+void jsonw_arena_begin(void);
+void jsonw_arena_end(void);
+
 #endif

@@ -114,7 +114,8 @@ static cJSON *modules_json(const report_module *m, size_t n)
     return a;
 }
 
-int report_json(FILE *out, const report_ctx *c)
+/* report_doc: the document of report_json, printed (its nodes the arena's: none freed here) */
+static int report_doc(FILE *out, const report_ctx *c)
 {
     const replay_result *r = &c->runs[0];
     cJSON *root = cJSON_CreateObject();
@@ -282,11 +283,18 @@ int report_json(FILE *out, const report_ctx *c)
         cJSON_AddNullToObject(root, "oom");
     }
     char *s = jsonw_print(root);
-    cJSON_Delete(root);
     if (!s)
         return -1;
     jsonw_fputs(s, out);
     fputc('\n', out);
     free(s);
     return 0;
+}
+
+int report_json(FILE *out, const report_ctx *c)
+{
+    jsonw_arena_begin(); /* (the document's nodes released at once) */
+    int rc = report_doc(out, c);
+    jsonw_arena_end();
+    return rc;
 }
