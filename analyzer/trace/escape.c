@@ -65,15 +65,10 @@ static void emit_run(const char *run, size_t n, char *out, size_t bufsz, size_t 
 }
 
 /* plain: a byte every mode copies as it is (printable ASCII but the ones some mode escapes). */
-#define PLAIN_BIT(c) (1ull << ((unsigned)(c)&63u))
 static inline bool plain(unsigned c)
 {
-    /* (as a bit map: 0x20..0x7e but \\ & < > " ', c's bit in the word of its 64) */
-    static const uint64_t map[2] = {
-        0xffffffff00000000ull &
-            ~(PLAIN_BIT('"') | PLAIN_BIT('&') | PLAIN_BIT('\'') | PLAIN_BIT('<') | PLAIN_BIT('>')),
-        0x7fffffffffffffffull & ~PLAIN_BIT('\\')};
-    return c < 0x80 && (map[c >> 6] >> (c & 63u)) & 1u;
+    return c >= 0x20 && c < 0x7f && c != '\\' && c != '&' && c != '<' && c != '>' && c != '"' &&
+           c != '\'';
 }
 
 static size_t escape_mode(const char *s, size_t len, char *out, size_t bufsz, int mode)

@@ -5,7 +5,6 @@
 #include <float.h>
 #include <locale.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,18 +102,14 @@ static inline void put(outbuf *b, const char *s, size_t len)
  * 32 as \u00XX, the rest as they are); NULL as "" */
 static void put_string(outbuf *b, const char *s)
 {
-    /* the bytes that end a run copied as it is: below 32 (NUL among them), " and \\ */
-    static const uint32_t stop[8] = {
-        0xffffffffu, 1u << ('"' - 32), (1u << ('\\' - 64)), 0, 0, 0, 0, 0};
     put(b, "\"", 1);
     const char *run = s ? s : "";
-    for (const char *q = run;; q++) {
+    const char *q = run;
+    for (; *q; q++) {
         unsigned char ch = (unsigned char)*q;
-        if (!(stop[ch >> 5] >> (ch & 31) & 1u))
+        if (ch >= 32 && ch != '"' && ch != '\\')
             continue;
         put(b, run, (size_t)(q - run));
-        if (!ch)
-            break;
         char esc[8];
         const char *letter = ch == '"'    ? "\""
                              : ch == '\\' ? "\\"
@@ -129,6 +124,7 @@ static void put_string(outbuf *b, const char *s)
         put(b, esc, (size_t)len);
         run = q + 1;
     }
+    put(b, run, (size_t)(q - run));
     put(b, "\"", 1);
 }
 
