@@ -192,9 +192,19 @@ int evalsrc_optim_ctor(evalsrc *e, tables *t, const tables_stack *st)
     int init = 0, own = 1;
     for (unsigned i = 0; e->n && i < st->n_python; i++) {
         uint64_t raw = st->frames[st->n_native + i];
-        tables_frame fr;
-        tables_resolve_frame(t, raw, TABLES_FRAME_PYTHON, &fr);
-        if (ctor_step(e, file_of(e, t, VT_PYFRAME_CODE(raw)), fr.line, fr.function, &init, &own))
+        int k = file_of(e, t, VT_PYFRAME_CODE(raw)), line = -1;
+        const char *fn = "";
+        /* the frame's line only where ctor_step reads it (a line table looked up, and decoded
+         * the first time, for every frame of every stack had been 2 % of a report) */
+        if (init && own && k >= 0) {
+            tables_frame fr;
+            tables_resolve_frame(t, raw, TABLES_FRAME_PYTHON, &fr);
+            line = fr.line, fn = fr.function;
+        } else {
+            const tables_code *cd = tables_code_get(t, VT_PYFRAME_CODE(raw));
+            fn = cd ? cd->qualname.s : "";
+        }
+        if (ctor_step(e, k, line, fn, &init, &own))
             return 1;
     }
     return 0;
