@@ -240,10 +240,16 @@ static void pool_add(allocsim *a, uint32_t i)
 /* merge: run j + 1 of p appended to run j when both fit in half a run (so that two runs side
  * by side always hold more than RUN / 2 keys: a pool of n keys has fewer than 4n / RUN + 1
  * runs, n / 16 + 1, whatever order its blocks came and went in) */
-static void merge(allocsim *a, pool *p, uint32_t j)
+static void merge_runs(allocsim *a, pool *p, uint32_t j);
+
+static inline void merge(allocsim *a, pool *p, uint32_t j)
 {
-    if (j + 1 >= p->nr || p->r[j]->n + p->r[j + 1]->n > RUN / 2)
-        return;
+    if (j + 1 < p->nr && p->r[j]->n + p->r[j + 1]->n <= RUN / 2) /* (the test inline) */
+        merge_runs(a, p, j);
+}
+
+static void merge_runs(allocsim *a, pool *p, uint32_t j)
+{
     run *r = p->r[j], *q = p->r[j + 1];
     memcpy(r->e + r->n, q->e, q->n * sizeof *q->e);
     r->n += q->n;
