@@ -139,6 +139,7 @@ void replay_cats_begin(state *s)
         s->r->tl->phase_events = s->r->phase_peak_event;
     }
     catpeaks_init(&s->peaks, timeline_segments ? s->r->tl : NULL);
+    s->key_run = replay_key_run(s);
     s->cats_on = !s->peaks.lost;
     s->classify_on = s->cats_on || timeline_totals;
     s->szm = calloc(SIZE_MEMO, sizeof *s->szm);
