@@ -127,8 +127,6 @@ static inline void try_settle(state *s, livemap_entry *e, catpeaks_rec *r, uint6
     r->code = e->code;
 }
 
-#define SIZE_MEMO 8192 /* two ways of 4096 */
-
 void replay_cats_begin(state *s)
 {
     s->r->tl = timeline_segments || timeline_totals ? timeline_new() : NULL;
@@ -142,7 +140,7 @@ void replay_cats_begin(state *s)
     s->key_run = replay_key_run(s);
     s->cats_on = !s->peaks.lost;
     s->classify_on = s->cats_on || timeline_totals;
-    s->szm = calloc(SIZE_MEMO, sizeof *s->szm);
+    s->szm = s->szm_mem; /* (in the state, zeroed with it: no allocation to fail) */
     s->szm_ahead = s->cats_on ? s->szm : NULL;
     s->sizes_gen = 1;
     s->tried.now = UINT_MAX;
@@ -523,7 +521,6 @@ void replay_cats_end(state *s)
 
 void replay_cats_free_all(state *s)
 {
-    free(s->szm);
     catpeaks_free(&s->peaks);
     gradsets_free(&s->gsets);
     classify_memo_free(&s->cmemo);

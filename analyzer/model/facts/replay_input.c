@@ -60,10 +60,8 @@ unsigned replay_size_bits_slow(const state *s, uint64_t size)
     int copy = replay_phase_half_has(s, size);                    /* half a parameter's */
     int vocab = s->vocab && size % s->vocab == 0 && size / s->vocab >= 128 && !half && !copy;
     unsigned bits = (unsigned)(half | copy << 1 | vocab << 2);
-    if (m) { /* the newer one in the first way */
-        m[1] = m[0];
-        m[0] = (struct size_memo){size, s->sizes_gen, (uint8_t)bits};
-    }
+    m[1] = m[0]; /* the newer one in the first way */
+    m[0] = (struct size_memo){size, s->sizes_gen, (uint8_t)bits};
     return bits;
 }
 

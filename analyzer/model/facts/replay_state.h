@@ -116,7 +116,7 @@ typedef struct state {
         uint64_t size;
         uint32_t gen;
         uint8_t bits;
-    } * szm;
+    } * szm; /* (szm_mem, at the state's end) */
     /* szm while the sweep runs (the read-ahead's: its category's key is what asks it the sizes
      * of most allocations), NULL once it stopped (a segment-mode run after its first events) */
     struct size_memo *szm_ahead;
@@ -198,6 +198,7 @@ typedef struct state {
     int opt_stepped;         /* a step not made so came (replay_phase.c's free_steps_first) */
     uint32_t fwd_bwd;        /* bwd when a forward's own frames last allocated (replay_bwd_begin) */
     gradsets gsets;          /* the gradients each step read (replay_cats.c's total) */
+    struct size_memo szm_mem[8192]; /* szm: two ways of 4096 */
 } state;
 
 /* replay_phase.c */
@@ -348,18 +349,18 @@ void replay_infer_end(state *s);
 /* replay_cats.c */
 /* replay_size_bits: what a size says now: 1 a parameter's size, 2 half a parameter's, 4 a
  * multiple of the vocabulary (logits), memoized (struct size_memo). */
-/* replay_size_memo: the two ways of size's slot in the memo szm (NULL when there is none) */
+/* replay_size_memo: the two ways of size's slot in the memo szm (never NULL: the state's own) */
 static inline struct size_memo *replay_size_memo(struct size_memo *szm, uint64_t size)
 {
-    return szm ? &szm[2 * ((size * 0x9e3779b97f4a7c15ull) >> 52)] : NULL;
+    return &szm[2 * ((size * 0x9e3779b97f4a7c15ull) >> 52)];
 }
 unsigned replay_size_bits_slow(const state *s, uint64_t size);
 static inline unsigned replay_size_bits(const state *s, uint64_t size)
 {
     const struct size_memo *m = replay_size_memo(s->szm, size);
-    if (m && m->size == size && m->gen == s->sizes_gen)
+    if (m->size == size && m->gen == s->sizes_gen)
         return m->bits;
-    if (m && m[1].size == size && m[1].gen == s->sizes_gen)
+    if (m[1].size == size && m[1].gen == s->sizes_gen)
         return m[1].bits;
     return replay_size_bits_slow(s, size);
 }
