@@ -575,9 +575,8 @@ static __attribute__((noinline)) bool next_call(reader *r, reader_record *rec, r
     return next(r, rec, ev);
 }
 
-/* reader_next_event: next's work, the common record (an ALLOC or FREE of its common size, all of
- * it in the window, its stack id in bounds) first: that path saves no register (next's calls
- * for the rest had every one of them saved at each event) */
+/* reader_next_event: next's work, the common records (ALLOC, FREE of their common sizes, whole in
+ * the window, stack ids in bounds) first, each on its own: that path saves no register */
 bool reader_next_event(reader *r, reader_record *rec, reader_event *ev)
 {
     size_t start = (size_t)(r->pos - r->buf_off);
@@ -585,16 +584,17 @@ bool reader_next_event(reader *r, reader_record *rec, reader_event *ev)
         const uint8_t *b = r->buf + start;
         vt_rec_header h;
         memcpy(&h, b, sizeof h);
-        if ((h.type == VT_REC_ALLOC && h.size == VT_ALLOC_REC_SIZE) ||
-            (h.type == VT_REC_FREE && h.size == VT_FREE_REC_SIZE)) {
-            set_rec(rec, &h, b, r->pos);
-            reader_decode_event_to(rec, ev);
-            if (__builtin_expect(ev->stack_id <= r->stack_bound, 1)) {
-                r->pos += h.size;
-                r->nrec++;
-                return true;
-            }
-        }
+        if (h.type == VT_REC_ALLOC && h.size == VT_ALLOC_REC_SIZE)
+            reader_decode_alloc40(h.flags, b + 8, ev);
+        else if (h.type == VT_REC_FREE && h.size == VT_FREE_REC_SIZE)
+            reader_decode_free24(h.flags, b + 8, ev);
+        else
+            return next_call(r, rec, ev);
+        if (__builtin_expect(ev->stack_id > r->stack_bound, 0)) /* (a FREE's: 0) */
+            return next_call(r, rec, ev);
+        rec->type = h.type, rec->flags = h.flags, rec->size = h.size, rec->offset = r->pos;
+        r->pos += h.size, r->nrec++;
+        return true;
     }
     return next_call(r, rec, ev); /* (a record next decodes again, from its start) */
 }

@@ -272,7 +272,9 @@ reader *reader_open_stream(FILE *fp, const char *path, const void *head, size_t 
  * Unknown types are returned with type set and no union member filled. */
 bool reader_next(reader *r, reader_record *rec);
 /* reader_next_event: reader_next, but an ALLOC or FREE record's event is decoded into *ev, not
- * rec->u.ev (a replay's read-ahead ring takes the event where it will stay: no copy). */
+ * rec->u.ev (a replay's read-ahead ring takes the event where it will stay: no copy); of an
+ * ALLOC or FREE record of its common size, rec's type, flags, size and offset alone are set
+ * (not its payload, nor its length). */
 bool reader_next_event(reader *r, reader_record *rec, reader_event *ev);
 
 /* reader_status: the status so far (final once reader_next returned false). */

@@ -102,6 +102,33 @@ static inline void reader_decode_event_to(const reader_record *rec, reader_event
     }
 }
 
+/* reader_decode_alloc40 / reader_decode_free24: reader_decode_event_to of an ALLOC record of 40
+ * bytes / a FREE record of 24 (their common sizes; flags: the header's, p: the payload), the
+ * payload's length a constant: its tests folded (reader_next_event's common records) */
+static inline void reader_decode_alloc40(uint16_t flags, const uint8_t *p, reader_event *e)
+{
+    uint16_t s16;
+    int16_t r16;
+    reader_decode_flags(flags, rd64(p), e);
+    e->addr = rd64(p + 8);
+    e->size = rd64(p + 16);
+    e->stack_id = rd32(p + 24);
+    memcpy(&s16, p + 28, 2);
+    memcpy(&r16, p + 30, 2);
+    e->stream = s16;
+    e->result = r16;
+    e->has_aux = false, e->aux = 0; /* (the 48-byte form has one) */
+    e->has_ext = false;
+}
+static inline void reader_decode_free24(uint16_t flags, const uint8_t *p, reader_event *e)
+{
+    reader_decode_flags(flags, rd64(p), e);
+    e->addr = rd64(p + 8);
+    e->size = 0, e->aux = 0;
+    e->has_aux = false, e->has_ext = false; /* (the 32-byte form has a stack) */
+    e->stack_id = 0, e->stream = 0, e->result = 0;
+}
+
 /* reader_decode_event: the same into rec->u.ev */
 static inline void reader_decode_event(reader_record *rec)
 {
