@@ -405,6 +405,7 @@ run_pass_tl(state *s, reader *rd, oom_track *ot, char *err, size_t errlen, const
         }
         while (count)
             VT_DRAIN_ONE();
+        r->n_events = seq; /* (the events so far: a snapshot's join reads them) */
         const reader_record *rec = &got;
         if (tables_add(r->t, rec) < 0) { /* out of memory: the tables would lack it */
             snprintf(err, errlen, "%s: out of memory", r->path);
@@ -442,6 +443,7 @@ run_pass_tl(state *s, reader *rd, oom_track *ot, char *err, size_t errlen, const
         }
     }
 end:
+    r->n_events = seq; /* (not counted at each event: the ring's sequence number is the count) */
     while (count)
         VT_DRAIN_ONE();
 #undef VT_DRAIN_ONE

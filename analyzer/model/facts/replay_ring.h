@@ -50,7 +50,6 @@ static inline __attribute__((always_inline)) void take(state *s, struct pending 
     if (!(seq & ((1u << 22) - 1)) && replay_progress && r->file_bytes >= PROGRESS_MIN_BYTES)
         fprintf(stderr, "\rvramtrace: %s: %3d %%", r->path,
                 (int)(100.0 * (double)got->offset / (double)r->file_bytes));
-    r->n_events++;
     if (ev->time_ns > r->end_ns)
         r->end_ns = ev->time_ns;
 }
