@@ -7,7 +7,8 @@
 # (an encoder-decoder's measured scaling) (over, not under: a recommendation that fits must fit),
 # or at most the peak when the prediction is a lower bound (a network no formula fits, cut in its
 # first forward); and no autocast copies predicted for a sibling that made none (16-bit weights),
-# those it made (within 10 %) for one that made some.
+# those it made (within 10 %) for one that made some, a forward cut short extrapolated over the
+# weights it had not reached.
 # Siblings: the same program and arguments but the micro-batch, its accumulation and the steps, on the real H100
 # runs (examples/traces/h100-torch2.11*) and the simulated ones (examples/traces/sim, siblings of
 # two optimizer steps or more: a prediction is a step's with the optimizer's state made). A run
@@ -57,10 +58,14 @@ for sub in ("h100-torch2.11", "h100-torch2.11-beyond", "sim"):
             # where it made them, every weight trained (a frozen one's copy is freed after use,
             # and its run's count is of those made): the copies of the whole forward's weights,
             # not those made before the OOM cut its first forward (a simulated GPT-2 with SGD cut
-            # at 55 % had been predicted 94.5 MB of its B=4 run's 247.2, until 2026-12-01)
+            # at 55 % had been predicted 94.5 MB of its B=4 run's 247.2, until 2026-12-01); a
+            # network no formula fits too, where the peak predicted holds copies (one whose peak
+            # is its optimizer step's, the copies freed then, holds none: ResNet-50 at B=1) (the
+            # simulated ResNet-50 with Adafactor cut at 20 % had been predicted 12.0 MB of its
+            # B=64 run's 51.0, until 2026-12-08)
             c, cm = p["by_category"].get("autocast_copies", 0), f.get("autocast_copy_bytes")
             trained = f.get("trainable_params") == f.get("params")
-            if cm and formula and trained and not 0.9 * cm <= c <= 1.1 * cm:
+            if cm and trained and (formula or c) and not 0.9 * cm <= c <= 1.1 * cm:
                 bad.append("%s: %d B of autocast copies predicted for %s, which made %d" %
                            (o["trace"], c, f["trace"], cm))
             if p["lower_bound"] and err > 0:

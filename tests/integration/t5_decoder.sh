@@ -22,6 +22,14 @@
 # kept 376.5 MiB). Now over the decoder's token batch, the second the first forward looked up: at
 # most 16 B per element of the program's B x tgt_len x vocab logits, and its T said in the note;
 # the micro-batch recommended and the largest said to fit run without OOM when rerun.
+# B=16's copies count the rest of the encoder it was in (its lower bound the encoder's 162.0 MiB,
+# 138.4 alive), never the decoder's, not reached.
+# B=12's autocast copies, 241.9 MiB alive at the failure, had been predict --from's at B=8 (its
+# forward made 425.1 MiB): the decoder's blocks not reached and the tied head at its end cast none
+# yet. Now the copies of the weights not reached, of the sizes the forward had cast, and of the
+# head's V x d are added: within 5 % of what B=8's run made, at least the program's own count.
+# With a head of its own (--untied_head, of the embedding's size), within 2 % of what its B=4 run
+# made (the head's copy counted once: 234.0 MiB alive at B=12's failure had been B=4's).
 set -u
 . "$ROOT/tests/sim_env.sh"
 P="$ROOT/tests/python/t5_adafactor.py"
@@ -30,6 +38,13 @@ for b in 16 13 12 8; do
     grep -q '^VRAMTRACE_TORCH_STATS ' "b$b.out" || fail "B=$b: no truth line: $(tail -n 2 "b$b.out")"
     report_both "b$b"
 done
+# the same T5 with a head of its own (T5 v1.1's lm_head, of the embedding's size, made after the
+# decoder): out of memory in its decoder at B=12, its B=4 run's truth counts the head's copy
+for b in 12 4; do
+    timeout 300 "$VT" run -q --card 8GiB -o "u$b.vt" -- python3 "$P" --untied_head --batch_size "$b" </dev/null >"u$b.out" 2>&1
+    grep -q '^VRAMTRACE_TORCH_STATS ' "u$b.out" || fail "untied B=$b: no truth line: $(tail -n 2 "u$b.out")"
+done
+"$VT" predict --json --from u12.vt --batch_size=4 >pu12.json || fail "predict --from u12.vt failed"
 for b in 16 13 12; do
     "$VT" predict --json --from "b$b.vt" --batch_size=8 >"p$b.json" || fail "predict --from b$b.vt failed"
     "$VT" predict --from "b$b.vt" --batch_size=8 >"p$b.txt" || fail "predict --from b$b.vt (text) failed"
@@ -72,6 +87,12 @@ for b in (16, 13):
             bad.append("B=%d's report: no %r in its notes: %s" % (b, w, note[:300]))
     if "does not fit" in open("p%d.txt" % b).read():
         bad.append("predict --from b%d.vt (text): does not fit" % b)
+    # its autocast copies, a lower bound: B=16's the whole encoder's (one per weight of the rest
+    # of the stack it was in, 138.4 MiB alive at the failure), not the decoder's, not reached
+    ac, enc = p["by_category"]["autocast_copies"], 2 * t16["encoder_block_params"]
+    if b == 16 and not 0.995 * enc <= ac <= 1.005 * enc:
+        bad.append("predict --from b16.vt --batch_size=8: autocast copies %.1f MiB, the encoder's %.1f" %
+                   (ac / 2**20, enc / 2**20))
 # B=12: cut after blocks of the decoder enough to repeat; its logits over the decoder's length
 t12 = truth("b12.out")
 assert t12["oom"] and t12["oom_phase"] == "forward" and t12["oom_at"]["stack"] == "decoder" and \
@@ -90,6 +111,21 @@ lp = p["by_category"]["logits_loss"]
 if not 8 <= lp / (8 * tv) <= 16:
     bad.append("predict --from b12.vt --batch_size=8: logits/loss %.2f GiB, %.1f B per element of 8 x tgt_len x vocab" %
                (lp / 2**30, lp / (8 * tv)))
+# its autocast copies: 241.9 MiB alive at the failure (4.4 of the decoder's 12 blocks cast, the
+# head not reached) had been predict --from's B=8, where B=8's forward made 425.1 MiB: the
+# weights not reached, of the sizes it cast, and the tied head's V x d are now counted
+ac, acm = p["by_category"]["autocast_copies"], json.load(open("b8.json"))["categories"]["autocast_copies"]
+if not (max(t8["autocast_copy_bytes"], 0.95 * acm) <= ac <= 1.05 * acm) or "autocast copies are taken whole" not in \
+        (j["prediction"]["first_forward_note"] or ""):
+    bad.append("predict --from b12.vt --batch_size=8: autocast copies %.1f MiB; B=8's run made %.1f MiB (the program's weights' %.1f); note: %s" %
+               (ac / 2**20, acm / 2**20, t8["autocast_copy_bytes"] / 2**20, j["prediction"]["first_forward_note"]))
+# untied: its head's weight counted once (the B=4 run's truth: every weight's copy it made)
+u12, u4, pu = truth("u12.out"), truth("u4.out"), json.load(open("pu12.json"))
+assert u12["oom"] and u12["oom_at"]["stack"] == "decoder" and not u4["oom"], (u12, u4)
+ac, acm = pu["by_category"]["autocast_copies"], u4["autocast_copy_bytes"]
+if not 0.98 * acm <= ac <= 1.02 * acm:
+    bad.append("untied: predict --from u12.vt --batch_size=4: autocast copies %.1f MiB; B=4's run made %.1f MiB" %
+               (ac / 2**20, acm / 2**20))
 if "T = %d, the decoder's length" % t12["tgt_len"] not in (j["prediction"]["first_forward_note"] or ""):
     bad.append("B=12's report: no T = %d in its note: %s" % (t12["tgt_len"], j["prediction"]["first_forward_note"]))
 rec = [it["batch_size"] for it in j["advice"] if it.get("recommended") and it.get("batch_size")]

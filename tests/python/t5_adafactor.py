@@ -5,8 +5,9 @@ encoder's output, the feed-forward), each sub-layer behind an RMS-style T5LayerN
 no mean, no bias), a relative position bias (an embedding of --buckets buckets per head, the first
 block's of each stack, added to the scores of every block's self-attention), unscaled eager
 attention (scores in 16 bits, softmax in fp32, dropout), the head tied to the embedding
-(d**-0.5). The encoder sees --src_len tokens, the decoder --tgt_len. bf16 autocast (--amp none:
-fp32), torch.optim.Adafactor. Prints "facts: ..." before it trains and, at the end (after an
+(d**-0.5; --untied_head: a V x d head of its own, T5 v1.1's lm_head, made after the decoder).
+The encoder sees --src_len tokens, the decoder --tgt_len. bf16 autocast (--amp none: fp32),
+torch.optim.Adafactor. Prints "facts: ..." before it trains and, at the end (after an
 out-of-memory error too), its own truth: VRAMTRACE_TORCH_STATS {json} (batch, lengths, steps, oom
 and the phase and the stack and block the forward had reached, parameters, gradients before the
 first step, the optimizer's state, the allocator's counters). Used by
@@ -147,17 +148,21 @@ class T5Stack(nn.Module):
 
 
 class T5ForConditionalGeneration(nn.Module):
-    def __init__(self, vocab, d, layers, heads, d_kv, d_ff, buckets, dropout):
+    def __init__(self, vocab, d, layers, heads, d_kv, d_ff, buckets, dropout, untied=False):
         super().__init__()
         self.d = d
         self.shared = nn.Embedding(vocab, d)
         self.encoder = T5Stack(self.shared, layers, d, heads, d_kv, d_ff, buckets, dropout, False)
         self.decoder = T5Stack(self.shared, layers, d, heads, d_kv, d_ff, buckets, dropout, True)
+        # T5 v1.1's head: its own V x d weight, made after the decoder (HF's lm_head)
+        self.lm_head = nn.Linear(d, vocab, bias=False) if untied else None
 
     def forward(self, input_ids, decoder_input_ids):
         enc = self.encoder(input_ids)
         out = self.decoder(decoder_input_ids, enc)
         WHERE["stack"], WHERE["block"] = "head", None
+        if self.lm_head is not None:
+            return self.lm_head(out)
         out = out * (self.d ** -0.5)  # the head tied to the shared embedding
         return torch.matmul(out, self.shared.weight.transpose(0, 1))
 
@@ -177,11 +182,12 @@ def main():
     ap.add_argument("--dropout", type=float, default=0.1)
     ap.add_argument("--amp", choices=["bf16", "none"], default="bf16")
     ap.add_argument("--steps", type=int, default=2)
+    ap.add_argument("--untied_head", action="store_true")
     a = ap.parse_args()
     AMP = a.amp == "bf16"
     torch.cuda.init()
     model = T5ForConditionalGeneration(a.vocab, a.d_model, a.layers, a.heads, a.d_model // a.heads, a.d_ff,
-                                       a.buckets, a.dropout).to("cuda")
+                                       a.buckets, a.dropout, a.untied_head).to("cuda")
     model.train()
     params = list(model.parameters())
     enc_p = sum(p.numel() for p in model.encoder.block.parameters())

@@ -358,14 +358,8 @@ static int layers_ahead(model_result *m, const run_facts *f, char *said, size_t 
  * 8.05 GiB, by the blocks' 7.16, measured by a run at B=8 6.77); other
  * networks' are not spread like their weights (a ResNet's early, high-resolution layers hold
  * most activations and few weights): what-ifs scale what was alive, lower bounds. */
-void model_oom_forward_share(model_result *m, const run_facts *f)
+static void forward_share(model_result *m, const run_facts *f)
 {
-    if (f->backward_passes > 0 || !f->oom_phase || strcmp(f->oom_phase, "forward"))
-        return;
-    if (!m->shape.generic) {
-        forward_blocks_done(m, f);
-        return;
-    }
     /* no gradient yet tells which weights train, and the program freezes some (a frozen network
      * a gradient flows through to a trained part before it: textual inversion's UNet): the
      * lower bounds count no gradient and no optimizer state (AdamW's of every weight had put
@@ -481,6 +475,55 @@ void model_oom_forward_share(model_result *m, const run_facts *f)
                                   : ", and none is recommended: what the rest of the forward "
                                     "and the backward add is not known");
     m->lower_bounds = m->calib.lower = 1;
+}
+
+/* copies_ahead: autocast's 16-bit copies of the weights a first forward cut short had not
+ * reached (ahead.h: half the size of each of a size it had cast; where the what-ifs are estimates,
+ * those after the stack it was in and those of sizes it had not reached at all too: lower bounds
+ * count the rest of its stack alone, the weights after it may not all run), and of its head's
+ * V x d at its end where logits are counted there, not reached (the embedding it shares, looked
+ * up and never cast before, or its own weight of that size, which ahead.h counts not), added to
+ * the copies alive at the failure as the whole forward's (calib.fwd_whole): one copy per weight.
+ * (A forward that freed each copy after use, through frozen weights, keeps no repeated block of
+ * them alive: ahead.h measures none, and nothing is added.)
+ * (A T5 with its head tied, cut in its decoder's fifth block at B=12: 241.9 MiB alive had been
+ * B=8's, whose run made 425.1; T5-small cut at 73 % at B=32: 61.5 MiB, its B=8 run 115.4.) */
+static void copies_ahead(model_result *m, const run_facts *f)
+{
+    const fwd_ahead *a = &f->oom_ahead;
+    uint64_t live = f->at_oom.bytes[CAT_AUTOCAST], head = 0;
+    if (!f->has_oom_ahead || !live)
+        return;
+    int est = !m->calib.lower;
+    uint64_t more = a->cast_same + (est ? a->cast_other + a->cast_new : 0);
+    uint64_t V = known_size(m, CFG_vocab_size), d = known_size(m, CFG_n_embd);
+    if (m->calib.logits_whole > 0 && V && d && !__builtin_mul_overflow(2 * V, d, &head))
+        more += head;
+    else
+        head = 0;
+    uint64_t whole = live + more;
+    /* (under 1 % of those alive: a final norm's weight of a bias's size, not a layer's) */
+    if (more * 100 < live || whole <= m->calib.fwd_whole.bytes[CAT_AUTOCAST])
+        return;
+    m->calib.fwd_whole.bytes[CAT_AUTOCAST] = whole;
+    size_t k = strlen(m->oom_forward);
+    snprintf(m->oom_forward + k, sizeof m->oom_forward - k,
+             "%sits autocast copies are taken whole: %.1f MiB alive, %.1f MiB with the weights "
+             "not reached%s",
+             k ? "; " : "the run died in its first forward: ", (double)live / 1048576.0,
+             (double)whole / 1048576.0, head ? " and its head's V x d at its end" : "");
+}
+
+void model_oom_forward_share(model_result *m, const run_facts *f)
+{
+    if (f->backward_passes > 0 || !f->oom_phase || strcmp(f->oom_phase, "forward"))
+        return;
+    if (!m->shape.generic) {
+        forward_blocks_done(m, f);
+        return;
+    }
+    forward_share(m, f);
+    copies_ahead(m, f);
 }
 
 int model_head_unknown(const run_recognition *r, const run_facts *f)

@@ -8,6 +8,44 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int by_size(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* casts_to_come: out's cast_same, cast_other and cast_new, from the weights w[0, nw)
+ * (in the order made), the k copies matched to w[wi[i]], the weights not reached from last (the
+ * stack's own up to from_w). A size seen cast is one of a weight matched; a size seen uncast, one
+ * of a weight reached and not matched alone (a norm's). 0: no memory (out unchanged). */
+static int casts_to_come(const live_item **w, size_t nw, const size_t *wi, uint32_t k, size_t last,
+                         size_t from_w, fwd_ahead *out)
+{
+    uint64_t *cast = malloc((k + 1) * sizeof *cast), *un = malloc((last + 1) * sizeof *un);
+    char *hit = calloc(nw + 1, 1);
+    size_t nu = 0;
+    if (!cast || !un || !hit) {
+        free(cast), free(un), free(hit);
+        return 0;
+    }
+    for (uint32_t i = 0; i < k; i++)
+        cast[i] = w[wi[i]]->size, hit[wi[i]] = 1;
+    for (size_t i = 0; i < last; i++)
+        if (!hit[i])
+            un[nu++] = w[i]->size;
+    qsort(cast, k, sizeof *cast, by_size);
+    qsort(un, nu, sizeof *un, by_size);
+    for (size_t i = last; i < nw; i++) {
+        uint64_t b = w[i]->size;
+        if (bsearch(&b, cast, k, sizeof *cast, by_size))
+            *(i < from_w ? &out->cast_same : &out->cast_other) += b / 2;
+        else if (!bsearch(&b, un, nu, sizeof *un, by_size))
+            out->cast_new += b / 2;
+    }
+    free(cast), free(un), free(hit);
+    return 1;
+}
+
 static int by_event(const void *a, const void *b)
 {
     const live_item *x = *(const live_item *const *)a, *y = *(const live_item *const *)b;
@@ -101,7 +139,9 @@ int fwd_ahead_measure(const replay_snapshot *oom, fwd_ahead *out)
                        .same = (uint32_t)(from_w - last),
                        .other = (uint32_t)(nw - from_w),
                        .other_bytes = ob};
-    ok = 1;
+    ok = casts_to_come(w, nw, wi, k, last, from_w, out);
+    if (!ok)
+        memset(out, 0, sizeof *out);
 done:
     free(w), free(c), free(sz), free(at), free(wi);
     return ok;

@@ -22,6 +22,12 @@ typedef struct fwd_ahead {
                            * after block, from the block the forward was in */
     uint32_t other;       /* those after them (the first that does not repeat it, and the rest) */
     uint64_t other_bytes; /* their bytes */
+    /* the 16-bit copies autocast would make of the weights not reached, half the size of each
+     * one: of a size the forward had cast (in a weight it reached), in the rest of the stack it
+     * was in (same) or after it (other); of a size it had not reached at all (new: a CNN's later
+     * stages'). A size it reached and never cast (a norm's weight; the token embedding's, looked
+     * up, as an untied head's of its size) is not counted. */
+    uint64_t cast_same, cast_other, cast_new;
 } fwd_ahead;
 
 /* fwd_ahead_measure: *out from the snapshot at the failure (the items alive then). A block is
