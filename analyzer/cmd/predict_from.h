@@ -23,7 +23,7 @@ typedef struct predict_run {
     char model[224];  /* what was trained, in words, or "" */
     int lower_bounds; /* the report's what-ifs are lower bounds (died in its first forward): the
                        * predicted peaks too, and the largest micro-batch is at most lb */
-    char forward_note[1024]; /* how a run that died in its first forward is extrapolated, or "" */
+    char forward_note[1536]; /* how a run that died in its first forward is extrapolated, or "" */
     char optim_note[800];    /* the report's note of an optimizer state not measured (AdamW's
                               * assumed, the most of the kinds the script constructs), or "" */
     int growth_unmeasured;   /* its tensors peaked after its forward's were freed: how the step

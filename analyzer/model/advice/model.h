@@ -246,7 +246,7 @@ typedef struct model_result {
     int measured_at_tensors; /* measured: the tensors at their peak (else at the process peak) */
     int measured_at_oom;     /* measured: what was live at the OOM (a later attempt's batch:
                               * oom_first_batch; the peaks are an earlier attempt's) */
-    char notes[5][1024];     /* what the advice assumes, or how certain it is (every view) */
+    char notes[5][1536];     /* what the advice assumes, or how certain it is (every view) */
     int nnotes;
     int empty;              /* 1: the trace holds no allocation: no explanation, no advice (said) */
     int no_forward;         /* 1: every allocation of init (no forward, backward, step or OOM): no
@@ -257,7 +257,7 @@ typedef struct model_result {
      * lower bounds, each told what it needs with such a layer (model_first_forward.c);
      * head_assumed 1: the build that assumes one (model_build_head) */
     int head_unknown, head_assumed;
-    char oom_forward[1024]; /* no formula, died in its first forward: how far it had got;
+    char oom_forward[1536]; /* no formula, died in its first forward: how far it had got;
                              * or its trace ended before its first step (model_cut_unstepped) */
     int second_step;        /* 1: the cache is the one-step run's step taken again (replay.h) */
     int lower_bounds;       /* 1: the what-ifs scale what was alive then, lower bounds (so the
