@@ -77,15 +77,19 @@ void predict_print_breakdown(const prediction *p, const model_calib *cal, int ge
     int64_t at, ar;
     predict_anchors(p, &at, &ar);
     /* (a failure before the step made them: its gradients and state are the step's to come) */
-    int later =
-        p->oom_state && ((p->by_cat.bytes[CAT_GRADIENTS] && !cal->oom_live.bytes[CAT_GRADIENTS]) ||
-                         (p->by_cat.bytes[CAT_OPTIMIZER] && !cal->oom_live.bytes[CAT_OPTIMIZER]));
+    int g_later =
+            p->oom_state && p->by_cat.bytes[CAT_GRADIENTS] && !cal->oom_live.bytes[CAT_GRADIENTS],
+        o_later =
+            p->oom_state && p->by_cat.bytes[CAT_OPTIMIZER] && !cal->oom_live.bytes[CAT_OPTIMIZER];
     const char *rows = generic ? "these rows" : "the formula's rows";
     char why[160];
-    if (later)
+    if (g_later || o_later) /* (what the rows add, named: no row, no word) */
         printf("at the failure (what was live when the run ran out of memory, its batch-sized "
-               "parts scaled with the micro-batch), and the gradients and optimizer state its "
-               "step makes later, which the run had not made yet:\n");
+               "parts scaled with the micro-batch), and the %s its step makes later, which "
+               "the run had not made yet:\n",
+               !o_later   ? "gradients"
+               : !g_later ? "optimizer state"
+                          : "gradients and optimizer state");
     else
         printf("%s",
                p->oom_state ? "at the failure (what was live when the run ran out of memory, "

@@ -111,4 +111,38 @@ if "assume AdamW" in txt or any(l.startswith("  optimizer ") for l in txt.splitl
 print("\n".join(bad))
 exit(1 if bad else 0)
 PY
+# the same run predicted with 2 accumulation steps: the program makes its gradients on the device
+# (bf16, its own count 87.0 MiB, grad_bytes of the run that fit) and none of its optimizer's
+# state (on the host): the second micro-batch's backward holds the first's gradients, which the
+# run out of memory in its first backward had not made. The heading names what its rows add,
+# and no more: it had said "the gradients and optimizer state its step makes later" above a
+# gradients row and no optimizer row; so had a device AdamW's run out of memory at its first
+# backward's start (examples/traces/sim/llama160m_bf16_b16_oom_backward.vt: tests/integration/
+# predict_trace.sh) above an optimizer row and no gradients row
+"$VT" predict --from oom.vt --gradient_accumulation_steps 2 >oom_a2.predict 2>&1 &&
+    "$VT" predict --json --from oom.vt --gradient_accumulation_steps 2 >oom_a2.json 2>&1 ||
+    fail "predict --from oom --gradient_accumulation_steps 2 failed"
+python3 - <<'PY' >check_a2.out 2>&1 || fail "$(cat check_a2.out)"
+import json
+bad = []
+t = next(json.loads(l.split(" ", 1)[1]) for l in open("fit.out") if l.startswith("VRAMTRACE_TORCH_STATS "))
+for name, a2 in (("oom.predict", False), ("oom_a2.predict", True)):
+    lines = open(name).read().splitlines()
+    i = next(i for i, l in enumerate(lines) if l.startswith("at the "))
+    head, n = lines[i], next(n for n in range(i, len(lines)) if lines[n].startswith("  = tensors"))
+    rows = {l.split()[0] for l in lines[i + 1:n]}
+    later = head.split("), and the ", 1)[1] if "), and the " in head else ""
+    if ("gradients" in later) != ("gradients" in rows) or ("optimizer state" in later) != ("optimizer" in rows):
+        bad.append("%s: %r above the rows %s" % (name, head, sorted(rows)))
+    if ("gradients" in rows) != a2:
+        bad.append("%s: gradients row %s" % (name, "gradients" in rows))
+    if a2 and not head.endswith("and the gradients its step makes later, which the run had not made yet:"):
+        bad.append("%s: %r" % (name, head))
+c = json.load(open("oom_a2.json"))["by_category"]
+if abs(c["gradients"] - t["grad_bytes"]) > t["grad_bytes"] / 1000 or c["optimizer"] != t["optim_state_bytes"]:
+    bad.append("a2: gradients %d B, optimizer %d B; the program's %d and %d on the device"
+               % (c["gradients"], c["optimizer"], t["grad_bytes"], t["optim_state_bytes"]))
+print("\n".join(bad))
+exit(1 if bad else 0)
+PY
 echo "cpu_offload_adam: ok (no device state: not plain SGD; the advice runs)"

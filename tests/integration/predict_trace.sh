@@ -321,6 +321,13 @@ grep -q "^at the failure (.*), and the gradients and optimizer state its step ma
     grep -q "^  gradients " gan.txt && ! grep -q "formula's rows" gan.txt &&
     grep -q "^  anchored to run .*(what the run held beyond these rows at its measured moment, the allocator cache then among it: added)$" gan.txt ||
     { sed -n 5,20p gan.txt; echo "predict --from a run cut in its first forward: its rows said as live then"; exit 1; }
+# a device AdamW's run out of memory at its first backward's start: its rows add the optimizer's
+# state and no gradient (none made at the failure, none held then at one micro-batch a step),
+# and the heading says the state alone (it had said "the gradients and optimizer state")
+"$VT" predict --from "$S/llama160m_bf16_b16_oom_backward.vt" >lb16.txt 2>&1
+grep -q "^at the failure (.*), and the optimizer state its step makes later, which the run had not made yet:$" lb16.txt &&
+    grep -q "^  optimizer " lb16.txt && ! grep -q "^  gradients " lb16.txt ||
+    { sed -n 5,20p lb16.txt; echo "predict --from a run cut at its first backward: gradients said made later, none in its rows"; exit 1; }
 # an evaluation's activations are no tensors saved for a backward, and its lower bounds are
 # recommended at most half its batch, as the report recommends
 "$VT" predict --from "$S/gpt2_eval_b24_oom_forward.vt" >ev.txt 2>&1
