@@ -347,6 +347,8 @@ static int load_json(const char *path, const cJSON *root, nano_config *c, predic
     run->trained_elem = cJSON_IsNumber(te) && (te->valuedouble == 2 || te->valuedouble == 4)
                             ? (unsigned)te->valuedouble
                             : 0;
+    /* (fp32 adapters beside 16-bit weights: their gradients at 4 B, as the trace route has) */
+    run->shape.trained32 = run->shape.params16 && run->trained_elem == 4;
     const cJSON *ip = cJSON_GetObjectItem(
         cJSON_GetObjectItem(cJSON_GetObjectItem(root, "inferred"), "params"), "value");
     run->params = cJSON_IsNumber(ip) && ip->valuedouble > 0 && ip->valuedouble < 1e15

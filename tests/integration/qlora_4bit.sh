@@ -153,4 +153,48 @@ for f in ("b8.predict", "b8.predict_json"):  # (from the trace and from its repo
 print("\n".join(bad))
 exit(1 if bad else 0)
 PY
+# the same QLoRA with its adapters left fp32, as peft makes them (--fp32_adapters: no cast to
+# bf16; AdamW's state fp32 with them, 8 B a parameter), out of memory in its first forward at
+# batch 8: its trainable count, gradients and AdamW state are the program's own (of its run at
+# batch 1, which fits). A rotary cos/sin cast read as autocast's copies of them had counted the
+# 4-bit projections' absmax beside them (25.17 M), then dropped for the program's freeze: the
+# report said "0.37 % of the parameters are its adapters", trainable null, and predict assumed
+# 1 % of the weights, "67.38 M": gradients 130.1 MiB and AdamW 520.6 MiB where the program makes
+# 64.0 and 128.0; the fp32 adapters' gradients had been costed at 2 B (32.1 MiB)
+run f1 --batch_size 1 --fp32_adapters
+run f8 --batch_size 8 --fp32_adapters
+"$VT" predict --from f8.vt >f8.predict 2>&1 && "$VT" predict --from f8.json >f8.predict_json 2>&1 ||
+    fail "f8: predict --from failed"
+python3 - <<'PY' >check32.out 2>&1 || fail "$(cat check32.out)"
+import json, re
+bad = []
+tr = lambda n: next(json.loads(l.split(" ", 1)[1]) for l in open(n + ".out") if l.startswith("VRAMTRACE_TORCH_STATS "))
+t8, t = tr("f8"), tr("f1")
+assert t8["oom"] and t8["steps"] == 0 and t8["oom_phase"] == "forward" and t8["fp32_adapters"], t8
+assert not t["oom"] and t["steps"] == 2 and t["trainable_dtype"].endswith("float32"), t
+j = json.load(open("f8.json"))
+rec, cal = j["recognized"], j["prediction"]["calibrated_by_category"]
+if rec["trainable_params"] != t["trainable_params"]:
+    bad.append("f8: trainable %s, the program's %d (fp32 adapters)" % (rec["trainable_params"], t["trainable_params"]))
+share = "%.2f %% of the parameters are its adapters" % (100.0 * t["trainable_params"] / (t["trainable_params"] + t["frozen_params"]))
+if share not in rec["lora"]["where"]:
+    bad.append("f8: LoRA %r, the program's %s" % (rec["lora"]["where"], share))
+bpp = t["optim_state_bytes"] / t["trainable_params"]
+if bpp != 8 or "%d B per trainable parameter" % bpp not in rec["optimizer"]["text"]:
+    bad.append("f8: optimizer %r, the program's %.0f B per parameter" % (rec["optimizer"]["text"], bpp))
+for cat, key in (("optimizer", "optim_state_bytes"), ("gradients", "grad_bytes")):
+    if abs(cal[cat] - t[key]) > t[key] / 100:
+        bad.append("f8: %s predicted %d B, the program's %d at batch 1" % (cat, cal[cat], t[key]))
+for f in ("f8.predict", "f8.predict_json"):  # (from the trace and from its report's JSON)
+    txt = open(f).read()
+    if not re.search(r"^trained: %.2f M parameters," % (t["trainable_params"] / 1e6), txt, re.M):
+        bad.append("%s: %s" % (f, [l for l in txt.splitlines() if l.startswith("trained")]))
+    for cat, key in (("optimizer", "optim_state_bytes"), ("gradients", "grad_bytes")):
+        row = [l for l in txt.splitlines() if l.startswith("  %s " % cat)]
+        mib = float(re.search(r"([0-9.]+) MiB", row[0]).group(1)) if row and "MiB" in row[0] else -1
+        if abs(mib * 2**20 - t[key]) > t[key] / 100:
+            bad.append("%s: %s (the program's %d B)" % (f, row, t[key]))
+print("\n".join(bad))
+exit(1 if bad else 0)
+PY
 echo "qlora_4bit: ok (bf16 adapters counted at 2 B, the 4-bit base at its own bytes; a run that ran batch 1 is not told none fits)"

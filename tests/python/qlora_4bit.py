@@ -13,7 +13,8 @@ weights; embedding, norms and lm_head bf16, frozen; gradient checkpointing
 (prepare_model_for_kbit_training's, reentrant, the embedding's output made to require grad); torch
 AdamW over the adapters (--optim adamw: its state in the adapters' bf16) or an fp32-state AdamW
 (--optim adamw32, bnb's PagedAdamW32bit's state on the device). Flags: --batch_size, --seq_len,
---max_steps, --rank, --hidden, --layers, --inter, --no_checkpointing. Prints VRAMTRACE_TORCH_STATS
+--max_steps, --rank, --hidden, --layers, --inter, --no_checkpointing, --fp32_adapters (no cast: the
+adapters stay fp32 as peft makes them, AdamW's state fp32 with them). Prints VRAMTRACE_TORCH_STATS
 with its truth: the model's shape (hidden, layers, vocab), trainable_params and their bytes, frozen_params (the weights' own element count,
 4-bit ones at their logical size) and frozen bytes (packed weights, their quantization state, bf16
 weights), gradient and optimizer state bytes, oom, steps. Used by tests/integration/qlora_4bit.sh."""
@@ -131,10 +132,12 @@ def main():
     ap.add_argument("--inter", type=int, default=11008)
     ap.add_argument("--optim", choices=["adamw", "adamw32"], default="adamw")
     ap.add_argument("--no_checkpointing", action="store_true")
+    ap.add_argument("--fp32_adapters", action="store_true")  # (no cast: peft's fp32 adapters)
     a = ap.parse_args()
     V, d = 32000, a.hidden
     truth = {"program": "qlora_4bit.py", "family": "llama", "batch_size": a.batch_size, "seq_len": a.seq_len,
              "hidden": d, "layers": a.layers, "vocab": V, "grad_accum": 1, "optimizer": a.optim, "rank": a.rank,
+             "fp32_adapters": a.fp32_adapters,
              "amp": "none", "dtype": "bfloat16", "quant": "nf4", "steps": 0, "oom": False, "oom_phase": None}
     phase = "init"
     try:
@@ -155,7 +158,7 @@ def main():
         model = peft.get_peft_model(model, peft.LoraConfig(r=a.rank, lora_alpha=2 * a.rank, lora_dropout=0.0,
                                                            target_modules=["q_proj", "k_proj", "v_proj", "o_proj"]))
         for name, m in model.named_modules():  # (qlora.py: the LoRA layers to bf16 with --bf16)
-            if isinstance(m, LoraLayer):
+            if isinstance(m, LoraLayer) and not a.fp32_adapters:
                 m.to(torch.bfloat16)
         params = list(model.parameters())
         trained = [p for p in params if p.requires_grad]

@@ -178,6 +178,14 @@ static void test_unreached_step(void **state)
     m.weights_exact = 0;
     assert_int_equal(advice_unreached_step(&m, &s), 0);
     assert_int_equal(cat_breakdown_total(&m.step), 0);
+    /* fp32 adapters beside 16-bit weights (a QLoRA's left as peft makes them): their gradients
+     * twice their share of the weights' bytes, the state per trainable parameter as before */
+    m = bare;
+    gpt_shape t32 = s;
+    t32.trained32 = 1;
+    assert_int_equal(advice_unreached_step(&m, &t32), 1);
+    assert_int_equal(m.step.bytes[CAT_GRADIENTS], 200 * MiB);
+    assert_int_equal(m.step.bytes[CAT_OPTIMIZER], 200 * MiB);
 }
 
 /* the formula's end of the backward (every gradient, the state, a tied head's V x d gradient)

@@ -147,7 +147,9 @@ static double weights_of(const model_calib *c, const gpt_shape *s, category k, d
         return ref;
     /* gradients of the trainable parameters in their dtype; the optimizer's state per trainable
      * parameter as recognized (AdamW 8 B: twice the parameters' 4; 4 B of 16-bit ones' 2) */
-    double per = k == CAT_OPTIMIZER ? formula_opt_bpp(s) / formula_param_bytes(s) : 1.0;
+    double per = k == CAT_OPTIMIZER ? formula_opt_bpp(s) / formula_param_bytes(s)
+                 : s->trained32     ? 2.0 /* (fp32 adapters' gradients beside 16-bit weights) */
+                                    : 1.0;
     double frac = k == CAT_GRADIENTS && s->grads_frac > 0 && s->grads_frac < 1 && !s->lora_rank
                       ? s->grads_frac /* (steps of different weights: the largest set's) */
                       : formula_train_frac(s);

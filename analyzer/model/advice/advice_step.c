@@ -30,7 +30,8 @@ int advice_unreached_step(model_calib *c, const gpt_shape *s)
     cat_breakdown *st = &c->step;
     memset(st, 0, sizeof *st);
     st->bytes[CAT_PARAMETERS] = P;
-    st->bytes[CAT_GRADIENTS] = (uint64_t)(grads + 0.5);
+    /* (fp32 adapters beside 16-bit weights: their gradients twice their share of these) */
+    st->bytes[CAT_GRADIENTS] = (uint64_t)(grads * (s->trained32 ? 2 : 1) + 0.5);
     /* the optimizer's state as recognized or assumed (formula_opt_bpp: AdamW's 8 B per
      * parameter where nothing says), per trainable parameter of the parameters' bytes */
     st->bytes[CAT_OPTIMIZER] =

@@ -117,7 +117,7 @@ static void shape_of_run(model_result *m, const run_facts *f, int nanogpt)
         return;
     }
     int pb = model_trained_bytes(m); /* the optimizers' state: in the trained parameters' dtype */
-    s->opt_set = 1; /* a recognized kind's own size; what was measured for the others */
+    s->opt_set = 1, s->trained32 = s->params16 && pb == 4; /* (a kind's own size; fp32 LoRA) */
     if (r->optim == OPT_MOMENTUM || r->optim == OPT_ONE_STATE)
         s->opt_bpp = pb;
     else if (r->optim == OPT_NONE)

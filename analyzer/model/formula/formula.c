@@ -319,7 +319,7 @@ void formula_take_block(gpt_shape *dst, const gpt_shape *src)
     dst->attn_bias = src->attn_bias;
     dst->hf_gpt2 = src->hf_gpt2, dst->no_head = src->no_head;
     dst->bert = src->bert, dst->pos_rows = src->pos_rows, dst->type_rows = src->type_rows;
-    dst->params16 = src->params16;
+    dst->params16 = src->params16, dst->trained32 = src->trained32;
 }
 
 void formula_refined(const gpt_shape *s, cat_breakdown *out)

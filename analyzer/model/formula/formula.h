@@ -56,6 +56,9 @@ typedef struct gpt_shape {
                                    * a trace's weights; 0: nanoGPT's, T rows */
     int params16;                 /* 1: 16-bit parameters (pure bf16 / fp16 training: gradients and
                                    * optimizer state in 16 bits too, no autocast copies); 0: fp32 */
+    int trained32;   /* 1: the trained weights fp32 beside 16-bit ones (params16: LoRA's adapters
+                      * as peft makes them over a bf16 model): a calibrated prediction costs
+                      * their gradients at 4 B an element (advice.c's weights_of) */
     int no_training; /* 1: a run of forwards only (evaluation, inference): no backward pass, no
                       * optimizer step, so no gradients, no optimizer state, no accumulation */
     int none_seen_trained; /* 1: a first forward that failed had frozen every weight it used:

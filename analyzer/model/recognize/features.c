@@ -303,8 +303,14 @@ void recognize_features(const recognize_input *in, run_recognition *out)
                      "program's lines (%.100s) before training: with LoRA only they train (no "
                      "gradient was measured)",
                      cw[0] ? cw : "its casts");
-        } else if (!out->trainable && in->adapter_bytes >= 4) { /* no gradient measured */
-            out->trainable = in->adapter_bytes / 4;
+        } else if ((!out->trainable || out->trainable_by_kept) && in->adapter_bytes >= 4) {
+            /* no gradient measured: the adapters' own fp32 weights, not the weights whose sizes
+             * a kept 16-bit copy matched (a QLoRA's fp32 adapters, no autocast, out of memory in
+             * its first forward: a rotary cos/sin cast read as their copies had counted its
+             * 4-bit projections' absmax beside them, 25.17 M of its 16.78 M, then dropped for
+             * the program's freeze: AdamW's state costed on 1 % of the weights, 520.6 MiB of
+             * its 128.0) */
+            out->trainable = in->adapter_bytes / 4, out->trainable_by_kept = 0;
             snprintf(out->trainable_where, sizeof out->trainable_where,
                      "the LoRA adapters' fp32 weights, made under peft's code: with LoRA only "
                      "they train (no gradient was measured)");
