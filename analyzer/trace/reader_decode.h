@@ -63,48 +63,9 @@ static inline void reader_decode_flags(uint16_t flags, uint64_t tt, reader_event
     memcpy((char *)e + offsetof(reader_event, api), &w, sizeof w);
 }
 
-/* reader_decode_event_to: reader_decode of an ALLOC or FREE record (it cannot be malformed once
- * framed) into *e: inline, the reader's loop decodes these at every event. */
-static inline void reader_decode_event_to(const reader_record *rec, reader_event *e)
-{
-    const uint8_t *p = rec->payload;
-    uint32_t n = rec->payload_len;
-    uint16_t s16;
-    int16_t r16;
-    reader_decode_flags(rec->flags, rd64(p), e);
-    e->addr = rd64(p + 8);
-    if (rec->type == VT_REC_ALLOC) {
-        e->size = rd64(p + 16);
-        e->stack_id = rd32(p + 24);
-        memcpy(&s16, p + 28, 2);
-        memcpy(&r16, p + 30, 2);
-        e->stream = s16;
-        e->result = r16;
-        e->has_aux = n >= 40;
-        e->aux = e->has_aux ? rd64(p + 32) : 0;
-        e->has_ext = false;
-        return;
-    }
-    e->size = 0;
-    e->aux = 0;
-    e->has_aux = false;
-    e->has_ext = n >= 24;
-    if (e->has_ext) {
-        e->stack_id = rd32(p + 16);
-        memcpy(&s16, p + 20, 2);
-        memcpy(&r16, p + 22, 2);
-        e->stream = s16;
-        e->result = r16;
-    } else {
-        e->stack_id = 0;
-        e->stream = 0;
-        e->result = 0;
-    }
-}
-
-/* reader_decode_alloc40 / reader_decode_free24: reader_decode_event_to of an ALLOC record of 40
- * bytes / a FREE record of 24 (their common sizes; flags: the header's, p: the payload), the
- * payload's length a constant: its tests folded (reader_next_event's common records) */
+/* reader_decode_alloc40 / reader_decode_free24: an ALLOC record of 40 bytes / a FREE record of 24
+ * (their common sizes; flags: the header's, p: the payload) into *e, the payload's length a
+ * constant: its tests folded (reader_next_event's common records) */
 static inline void reader_decode_alloc40(uint16_t flags, const uint8_t *p, reader_event *e)
 {
     uint16_t s16;
@@ -127,6 +88,32 @@ static inline void reader_decode_free24(uint16_t flags, const uint8_t *p, reader
     e->size = 0, e->aux = 0;
     e->has_aux = false, e->has_ext = false; /* (the 32-byte form has a stack) */
     e->stack_id = 0, e->stream = 0, e->result = 0;
+}
+
+/* reader_decode_event_to: reader_decode of an ALLOC or FREE record of any size (it cannot be
+ * malformed once framed) into *e: the common size's decoding, and what a longer one adds (an
+ * ALLOC's aux, a FREE's stack, stream and result) */
+static inline void reader_decode_event_to(const reader_record *rec, reader_event *e)
+{
+    const uint8_t *p = rec->payload;
+    uint32_t n = rec->payload_len;
+    if (rec->type == VT_REC_ALLOC) {
+        reader_decode_alloc40(rec->flags, p, e);
+        if (n >= 40)
+            e->has_aux = true, e->aux = rd64(p + 32);
+        return;
+    }
+    reader_decode_free24(rec->flags, p, e);
+    if (n >= 24) {
+        uint16_t s16;
+        int16_t r16;
+        e->has_ext = true;
+        e->stack_id = rd32(p + 16);
+        memcpy(&s16, p + 20, 2);
+        memcpy(&r16, p + 22, 2);
+        e->stream = s16;
+        e->result = r16;
+    }
 }
 
 /* reader_decode_event: the same into rec->u.ev */
