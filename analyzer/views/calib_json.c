@@ -164,6 +164,8 @@ cJSON *calib_json(const model_calib *s)
         cJSON_AddNullToObject(o, "evaluation_batch_flag");
     if (s->packed) /* (only where weights are packed 4-bit: advice_weights_at) */
         cJSON_AddNumberToObject(o, "packed_4bit_weight_bytes", (double)s->packed);
+    if (s->packed && s->qstate) /* (their absmax beside them: no parameters) */
+        cJSON_AddNumberToObject(o, "packed_4bit_quant_state_bytes", (double)s->qstate);
     if (s->later_cache_fraction >= 0) /* (a run of one step taken again: model.c) */
         exact_number(o, "later_cache_fraction", s->later_cache_fraction);
     else
@@ -317,6 +319,7 @@ int calib_from_json(const cJSON *o, model_calib *s, char *err, size_t errlen)
             return -1;
     VT_CALIB_FIELDS(R_U64, R_INT, R_DBL, R_BOOL, R_OPTU, R_OPT)
     R_OPTU(packed, "packed_4bit_weight_bytes") /* (present only where some are: else 0) */
+    R_OPTU(qstate, "packed_4bit_quant_state_bytes")
     /* (a report's file may be anyone's: the flag escaped for the terminal; null or an older
      * report's none: "") */
     const cJSON *ef = cJSON_GetObjectItemCaseSensitive(o, "evaluation_batch_flag");

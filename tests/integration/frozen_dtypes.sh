@@ -97,6 +97,21 @@ for r in ("nf4", "enc"):
         if not pr or "of a dtype the trace does not give" not in pr.group(0) or want not in pr.group(0) \
                 or (packed in pr.group(0)) != (facts["packed_elems"] > 0):
             bad.append(f"{p}: {pr and pr.group(0)}")
+# the 4-bit run's weights: the program's own count (frozen, the 4-bit ones at their logical count,
+# and trained), not its fp32 absmax buffers (an absmax per 64 elements: 386.0 MiB), which had been
+# read at 2 B an element: "159.91 M of its 7100.70 M weights" for 6898.32 M; the absmax said so
+facts = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", re.search(r"^FACTS .*$", open("nf4.out").read(), re.M).group(0))}
+want = "%.2f M" % ((facts["frozen_elems"] + facts["trainable"]) / 1e6)
+P = (json.load(open("nf4.json"))["inferred"].get("params") or {}).get("value") or 0
+if "%.2f M" % (P / 1e6) != want:
+    bad.append(f"nf4: inferred params {P}, the program's {want}")
+for l in open("nf4.txt").read().splitlines():
+    if re.search(r"of its \d+\.\d\d M weights", l) and f"of its {want} weights" not in l:
+        bad.append(f"nf4: {l.strip()} (the program's {want})")
+qs = facts["packed_elems"] // 64 * 4  # (the program's fp32 absmax buffer per 64 elements)
+tr = re.search(r"^  trainable  .*$", open("nf4.txt").read(), re.M)
+if qs > 0 and (not tr or "; of them %.1f MiB the packed weights' absmax (no parameters)" % (qs / 2**20) not in tr.group(0)):
+    bad.append(f"nf4: the absmax ({qs} B) not said: {tr and tr.group(0)}")
 # no autocast in the 4-bit run: its trained weights' fp32 says nothing of the base's compute (not
 # known; or, its packed 4-bit weights read as such and its head's 16-bit logits told, the frozen
 # model's 16 bits, the trained weights' dtype not given)

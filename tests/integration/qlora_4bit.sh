@@ -40,7 +40,7 @@ for f in long.predict long.predict_json; do
     grep -q "but the run's own micro-batch of 1 ran on it with less free" $f || fail "$f: $(tail -n 2 $f)"
 done
 python3 - <<'PY' >check.out 2>&1 || fail "$(cat check.out)"
-import json
+import json, re
 bad = []
 truth = {}
 for n in ("b1", "long", "b8"):
@@ -103,6 +103,19 @@ with open("rerun.list", "w") as f:
     f.write("\n".join(str(b) for b in sorted(set(rec + ([big] if big else [])))) + "\n")
 if not any("none with that room; 1, this run's own" in l for l in open("long.txt")):
     bad.append("long: (5.71 GiB of 6: under the headroom) %s" % [l for l in open("long.txt") if "largest micro" in l])
+# the model's parameter count is the program's (frozen, the 4-bit ones at their logical count, and
+# trainable): the 4-bit projections' quantization state (an absmax per 64-element block, its
+# constants: 98.0 MiB) is none; read at 2 B an element it had made 6806.59 M of 6755.19 M
+for n in ("b1", "long", "b8"):
+    t, j, txt = truth[n], json.load(open(n + ".json")), open(n + ".txt").read()
+    want = "%.2f M" % ((t["frozen_params"] + t["trainable_params"]) / 1e6)
+    P = (j["inferred"].get("params") or {}).get("value") or 0
+    if "%.2f M" % (P / 1e6) != want:
+        bad.append("%s: inferred params %s, the program's %s" % (n, P, want))
+    for l in txt.splitlines():
+        if ("trainable  " in l or "parameters (vs basic)" in l or "P = " in l) and re.search(r"\d{4}\.\d\d M", l) \
+                and want not in l:
+            bad.append("%s: %s (the program's %s)" % (n, l.strip(), want))
 print("\n".join(bad))
 exit(1 if bad else 0)
 PY
@@ -185,6 +198,16 @@ if bpp != 8 or "%d B per trainable parameter" % bpp not in rec["optimizer"]["tex
 for cat, key in (("optimizer", "optim_state_bytes"), ("gradients", "grad_bytes")):
     if abs(cal[cat] - t[key]) > t[key] / 100:
         bad.append("f8: %s predicted %d B, the program's %d at batch 1" % (cat, cal[cat], t[key]))
+# the model's parameter count: the program's, not its 4-bit absmax beside the fp32 adapters (the
+# q/k/v/o absmax, of their sizes, had been counted at 4 B: 6798.20 M of 6755.19 M)
+want = "%.2f M" % ((t["frozen_params"] + t["trainable_params"]) / 1e6)
+P = (j["inferred"].get("params") or {}).get("value") or 0
+if "%.2f M" % (P / 1e6) != want:
+    bad.append("f8: inferred params %s, the program's %s" % (P, want))
+for l in open("f8.txt").read().splitlines():
+    if ("trainable  " in l or "parameters (vs basic)" in l or "P = " in l) and re.search(r"\d{4}\.\d\d M", l) \
+            and want not in l:
+        bad.append("f8: %s (the program's %s)" % (l.strip(), want))
 for f in ("f8.predict", "f8.predict_json"):  # (from the trace and from its report's JSON)
     txt = open(f).read()
     if not re.search(r"^trained: %.2f M parameters," % (t["trainable_params"] / 1e6), txt, re.M):

@@ -115,6 +115,9 @@ typedef struct model_calib {
      * packed_bytes: a QLoRA's base): the trained share of the weights' elements (train_frac) is
      * of their bytes counted at the parameters' element size (advice_weights_at) */
     uint64_t packed;
+    /* ... and their quantization state beside them (infer.h's qstate_bytes): no parameters,
+     * left out of the bytes the trained share is of (advice_weights_at) */
+    uint64_t qstate;
     /* what a step made after its backward passes of one forward, and the request it failed, at
      * the failure (run_facts.oom_passes): among oom_live's unknown bytes, kept at any shape */
     uint64_t passes_kept;
@@ -316,7 +319,8 @@ int advice_after_forward_gone(const model_calib *c, category k);
  * a fused one makes none), the inputs, workspaces and unknown bytes live at the failure. 1 when
  * set; 0 when c or s does not allow it (segments only, forwards only, no weight seen trained). */
 /* advice_weights_at: p bytes of weights, those of them packed 4-bit (c->packed) counted at s's
- * parameter element size, as the share of trained elements (formula_train_frac) reads them (a
+ * parameter element size, their quantization state (c->qstate) left out, as the share of trained
+ * elements (formula_train_frac) reads them (a
  * QLoRA out of memory before its first step had its 16.78 M bf16 adapters' gradients predicted
  * 9.2 MiB, their 32) */
 double advice_weights_at(const model_calib *c, const gpt_shape *s, uint64_t p);

@@ -8,6 +8,7 @@
 double advice_weights_at(const model_calib *c, const gpt_shape *s, uint64_t p)
 {
     uint64_t k = c->packed <= p ? c->packed : 0;
+    p -= c->qstate <= p - k ? c->qstate : 0; /* (a 4-bit weight's absmax is none) */
     return (double)(p - k) + (double)k * 2.0 * formula_param_bytes(s);
 }
 

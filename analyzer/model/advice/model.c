@@ -464,14 +464,14 @@ int model_build_head(model_result *m, const run_facts *f, const model_opts *o, c
         m->calib.step = f->at_step; /* what-ifs need at least the step moved to their shape */
     m->calib.state_not_kept = model_state_not_kept(m, f);
     m->calib.state_ctor = m->rec.optim_ctor, m->calib.bwd_weight = f->bwd_weight;
-    /* one step, its state made after the forward measured: a second step reserves what its
-     * step taken again through the allocator's rules does (replay_again.c), where the
-     * simulation reserved what the run did (model_second_step) */
+    /* one step, its state made after the forward measured: a second step reserves what its step
+     * taken again does (replay_again.c), where the simulation had the run's (model_second_step) */
     m->second_step = f->again_reserved && f->again_first == f->peak_reserved &&
                      m->calib.calibrated && !m->calib.partial &&
                      !m->calib.measured.bytes[CAT_OPTIMIZER] && m->calib.step.bytes[CAT_OPTIMIZER];
     m->calib.ema = m->ema_measured > f->ema_at_oom ? m->ema_measured : f->ema_at_oom;
     m->calib.packed = f->inferred ? f->inferred->packed_bytes : 0; /* (2 elements a byte) */
+    m->calib.qstate = f->inferred ? f->inferred->qstate_bytes : 0; /* (their absmax: none) */
     model_eval_calib(m, f); /* (its evaluation's own batch) */
     advice_eval_train_ratios(&m->calib, f->cat_peak);
     model_kept_whole(m, f); /* (a frozen model beside, a checkpoint's copies) */

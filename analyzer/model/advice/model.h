@@ -225,6 +225,9 @@ typedef struct model_result {
     /* of them, the bytes packed two 4-bit elements a byte (infer.h's packed_bytes, told by the
      * forward's dequantized temporaries): their element count is known, 2 a byte; 0: none */
     uint64_t untyped_packed;
+    /* ... and their quantization state among the rest (infer.h's qstate_bytes: the trace's
+     * alone, not a report's JSON); 0: none told */
+    uint64_t untyped_qstate;
     char ema_said[120];    /* "an EMA copy of them (433.6 MiB, EMAModel (diffusers))", or "" */
     int formula_ok;        /* 1: a transformer's formula applies to this run's shape */
     char formula_why[512]; /* why it does not, when formula_ok = 0 */

@@ -119,6 +119,8 @@ uint64_t model_untyped_set(model_result *m, const run_facts *f)
     uint64_t pk = f->inferred ? f->inferred->packed_bytes : 0;
     m->weights_untyped = model_weights_untyped(m, f);
     m->untyped_packed = pk <= m->weights_untyped ? pk : 0; /* (frozen: no gradient of 4 bits) */
+    uint64_t qs = m->untyped_packed ? f->inferred->qstate_bytes : 0;
+    m->untyped_qstate = qs <= m->weights_untyped - m->untyped_packed ? qs : 0;
     return m->weights_untyped;
 }
 
@@ -135,6 +137,9 @@ void model_untyped_said(const model_result *m, char *out, size_t n)
         return;
     }
     card_format_bytes(pk, pb, sizeof pb), card_format_bytes(rest, rb, sizeof rb);
+    char qb[32] = "";
+    if (m->untyped_qstate)
+        card_format_bytes(m->untyped_qstate, qb, sizeof qb);
     if (!rest)
         snprintf(out, n,
                  "%s of weights take no gradient, all packed two 4-bit elements a byte (%.2f M "
@@ -144,8 +149,9 @@ void model_untyped_said(const model_result *m, char *out, size_t n)
         snprintf(out, n,
                  "%s of weights take no gradient: %s of them packed two 4-bit elements a byte "
                  "(%.2f M elements: each dequantized to 4× its bytes in the forward), the other "
-                 "%s's element count not known (the trace does not give their dtype)",
-                 ub, pb, (double)pk * 2 / 1e6, rb);
+                 "%s's element count not known (the trace does not give their dtype)%s%s%s",
+                 ub, pb, (double)pk * 2 / 1e6, rb, m->untyped_qstate ? "; of them " : "", qb,
+                 m->untyped_qstate ? " the packed weights' absmax (no parameters)" : "");
 }
 
 /* cast16_of: the bytes of the weights the program's lines cast to 16 bits (INFER_cast16_bytes),
@@ -222,6 +228,8 @@ int model_cast16_words(const model_result *m, const run_facts *f, uint64_t me, c
     int pb = formula_param_bytes(&m->shape); /* (the others': their sizes', else 4 assumed) */
     uint64_t pk = ir->packed_bytes < rest ? ir->packed_bytes : 0; /* (2 elements a byte) */
     rest -= pk;
+    uint64_t qs = pk && ir->qstate_bytes < rest ? ir->qstate_bytes : 0; /* (no parameters) */
+    rest -= qs;
     int trained = m->rec.trainable && !m->rec.trainable_lower && model_trained_bytes(m) == pb &&
                   rest == m->rec.trainable * (uint64_t)pb; /* (they are the trained ones) */
     char tail[320] = "";
@@ -235,6 +243,9 @@ int model_cast16_words(const model_result *m, const run_facts *f, uint64_t me, c
         snprintf(tail + strlen(tail), sizeof tail - strlen(tail),
                  ", %.2f M packed two 4-bit elements a byte (dequantized in the forward)",
                  (double)pk * 2 / 1e6);
+    if (qs)
+        snprintf(tail + strlen(tail), sizeof tail - strlen(tail), ", not their absmax (%.1f MiB)",
+                 (double)qs / 1048576.0);
     if (ema)
         snprintf(tail + strlen(tail), sizeof tail - strlen(tail), ", plus %s", m->ema_said);
     snprintf(out, n,

@@ -477,6 +477,7 @@ int infer_finish(infer_pass *ip, infer_result *out)
                 p->t[i].packed = 0;
             p->npacked = 0, p->packed_bytes = 0;
         }
+        vt__find_qstate(p); /* (their absmax and its constants: no parameters) */
     }
     if (p->at_oom)
         vt__trim_oom(p, elems);
@@ -511,7 +512,7 @@ int infer_finish(infer_pass *ip, infer_result *out)
     }
     for (size_t i = 0; p->grad_from_copies && i < p->n; i++) /* (what trains, by its copies) */
         if (p->t[i].early && p->t[i].kept && !p->t[i].batch && !p->t[i].copy && !p->t[i].half &&
-            vt__grad_has(p, p->t[i].size)) /* (autocast copies fp32 ones) */
+            !p->t[i].qstate && vt__grad_has(p, p->t[i].size)) /* (autocast copies fp32 ones) */
             out->trained_by_copies += p->t[i].size;
     vt__infer_factored(elems, n, out);
     vt__fwd_sizes(p, out);

@@ -78,6 +78,9 @@ typedef struct infer_result {
      * to a 16-bit temporary of 4× its bytes in the first forward), in P at 2 elements a byte
      * beside the others at INFER_param_dtype_bytes; 0: none */
     uint64_t packed_bytes;
+    /* ... and, kept beside them, their quantization state's bytes (vt__find_qstate: an absmax
+     * per 64-element block and its constants), out of P; 0: none told */
+    uint64_t qstate_bytes;
     /* 1: ... read from 16-bit logits of a frozen head beside a small trained part counted fp32
      * (report.c's params16): the other frozen weights' element size is not given (a QLoRA's
      * 4-bit base) */

@@ -119,3 +119,84 @@ size_t vt__packed_runs(uint64_t *seq, size_t *ix, unsigned char *pk, size_t n)
     }
     return n;
 }
+
+/* qstate_cand: a tensor kept before the first temporary that may be quantization state */
+static int qstate_cand(const vt__tensor *x)
+{
+    return x->early && x->kept && !x->batch && !x->copy && !x->packed && !x->qstate &&
+           x->made != INFER_MADE_FORWARD;
+}
+
+/* qconst: the constants of a double quantization size may be beside a packed weight of b bytes
+ * (bits: the absmax of its absmax, fp32 per 256 blocks; the offset scalar; the 16-entry code;
+ * the 256-entry map), those of them not in seen; 0: none */
+static unsigned qconst(uint64_t size, uint64_t b, unsigned seen)
+{
+    unsigned m = (size == 4 * (((b + 31) / 32 + 255) / 256) ? 1u : 0u) | (size == 4 ? 2u : 0u) |
+                 (size == 64 ? 4u : 0u) | (size == 1024 ? 8u : 0u);
+    m &= ~seen;
+    return m & (0u - m); /* (the first left) */
+}
+
+/* qnear: the index of the tensor next to i (dir 1: after, -1: before) that is no temporary of
+ * the quantization (made and freed before any backward, outside a forward); p->n: none */
+static size_t qnear(const vt__pass *p, size_t i, int dir)
+{
+    for (size_t j = i; dir > 0 ? j + 1 < p->n : j > 0;) {
+        const vt__tensor *y = &p->t[j = dir > 0 ? j + 1 : j - 1];
+        if (!(y->early && y->freed && !y->kept && y->made != INFER_MADE_FORWARD))
+            return j;
+    }
+    return p->n;
+}
+
+/* qabs: x (at i) is the absmax of the packed weight at w, of b bytes: one per 64 elements (2 a
+ * byte) at 1, 2 or 4 B, made right after that weight or beside the fp32 absmax of its absmax
+ * (double quantization: a norm or an adapter of the same size is neither) */
+static int qabs(const vt__pass *p, size_t i, size_t w, uint64_t b)
+{
+    uint64_t blocks = (b + 31) / 32, s = p->t[i].size, a2 = 4 * ((blocks + 255) / 256);
+    if (s != blocks && s != 2 * blocks && s != 4 * blocks)
+        return 0;
+    size_t n = qnear(p, i, 1), m = qnear(p, i, -1);
+    return m == w || (n < p->n && p->t[n].size == a2 && qstate_cand(&p->t[n])) ||
+           (m < p->n && p->t[m].size == a2 && qstate_cand(&p->t[m]));
+}
+
+void vt__find_qstate(vt__pass *p)
+{
+    size_t *pend = p->npacked ? malloc(p->npacked * sizeof *pend) : NULL, np = 0, first = 0;
+    p->qstate_bytes = 0;
+    for (size_t i = 0; pend && i < p->n; i++) {
+        vt__tensor *x = &p->t[i];
+        if (x->packed) { /* (waits for its absmax) */
+            if (np < p->npacked)
+                pend[np++] = i;
+            continue;
+        }
+        if (!qstate_cand(x))
+            continue;
+        size_t k = first;
+        uint64_t b = 0;
+        for (; k < np; k++) /* (the first packed weight made before it that it is the absmax of) */
+            if (pend[k] != SIZE_MAX && qabs(p, i, pend[k], b = p->t[pend[k]].size))
+                break;
+        if (k == np)
+            continue;
+        pend[k] = SIZE_MAX;
+        while (first < np && pend[first] == SIZE_MAX)
+            first++;
+        x->qstate = 1, p->qstate_bytes += x->size;
+        /* its double quantization's constants, each kind once: after it, then before it (the
+         * offset scalar made before it, by bnb's quantize_4bit) */
+        for (int dir = 1, seen = 0; dir >= -1; dir -= 2, seen = 0)
+            for (size_t j = qnear(p, i, dir); j < p->n; j = qnear(p, j, dir)) {
+                vt__tensor *y = &p->t[j];
+                unsigned bit = qstate_cand(y) ? qconst(y->size, b, (unsigned)seen) : 0;
+                if (!bit)
+                    break;
+                seen |= (int)bit, y->qstate = 1, p->qstate_bytes += y->size;
+            }
+    }
+    free(pend);
+}

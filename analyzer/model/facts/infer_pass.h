@@ -44,6 +44,7 @@ typedef struct vt__tensor {
     int half;   /* made on a line of the program that casts to 16 bits (infer_pass_cast16): 2 B an
                  * element whatever the pass counts the others with */
     int packed; /* a weight packed two 4-bit values a byte (infer_packed.c): 2 elements a byte */
+    int qstate; /* a packed weight's quantization state (vt__find_qstate): no parameter */
     uint32_t was_stack; /* a cast of a weight of twice its size that it replaced before the first
                          * forward (infer.c's vt__cast_of: fp32 to 16 bits): that weight's stack,
                          * 0: none (infer_pass_narrowed) */
@@ -83,6 +84,7 @@ typedef struct vt__pass {
     int packed_read;    /* vt__find_packed ran */
     size_t npacked;     /* ... the weights it marked packed, */
     uint64_t packed_bytes; /* ... and their bytes */
+    uint64_t qstate_bytes; /* ... their quantization state's bytes (vt__find_qstate) */
     int dtype_read;        /* vt__weights_dtype ran (a second infer_finish keeps what it found) */
     char cast_where[160];  /* the lines that cast the tensors marked half (infer_pass_cast16) */
     uint64_t master_bytes, copies_bytes; /* fp32 master weights of the 16-bit ones, and further
@@ -301,6 +303,12 @@ int vt__square_width(const vt__pass *p, int packed);
  * repeating blocks that hold no packed weight (their quantization state's, ahead of the
  * model's layers); its new n */
 void vt__find_packed(vt__pass *p);
+/* vt__find_qstate (infer_packed.c): marks the packed weights' quantization state, kept before
+ * the first temporary: one absmax per 64-element block of a packed weight (1, 2 or 4 B each: its
+ * bytes / 32, / 16 or / 8), each matched to one packed weight made before it, and beside it the
+ * constants of its double quantization (an fp32 absmax of the absmax per 256 blocks, the 16-entry
+ * fp32 code, the fp32 offset scalar, the 256-entry map); their bytes in p->qstate_bytes */
+void vt__find_qstate(vt__pass *p);
 size_t vt__packed_runs(uint64_t *seq, size_t *ix, unsigned char *pk, size_t n);
 /* vt__infer_params: P, L, d, biases, V, a tied or untied head, a gated MLP from the parameters
  * (the tensors kept from before the first temporary); elems gets their element counts (*nelems),

@@ -285,8 +285,9 @@ void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, siz
             packed += x->size; /* (two 4-bit elements a byte: infer_packed.c) */
             pk[n] = 1, elems[n++] = 2 * x->size;
         } else if (x->early && x->kept && !x->batch && !x->copy && x->size % e == 0) {
-            bytes += x->half ? 0 : x->size; /* (cast to 16 bits: P counts them apart,
-                                             * vt__cast16_params; the shape reads them as ever) */
+            /* (cast to 16 bits: P counts them apart, vt__cast16_params; a packed weight's
+             * quantization state is none: vt__find_qstate; the shape reads them as ever) */
+            bytes += x->half || x->qstate ? 0 : x->size;
             if (pk)
                 pk[n] = 0;
             elems[n++] = x->size / e;
@@ -305,13 +306,14 @@ void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, siz
     /* P: the program's parameters plus its buffers' bytes / e (no dtypes in the trace; a buffer
      * is made and kept as a weight is): BERT's two int64 id rows of 512 add 2048, a Llama's two
      * fp32 rotary rows of 32 64, ResNet-50's BatchNorm statistics 53226 (infer_beyond.sh) */
-    char pks[128] = "";
-    out->packed_bytes = packed;
+    char pks[256] = "";
+    out->packed_bytes = packed, out->qstate_bytes = packed ? p->qstate_bytes : 0;
     if (packed)
         snprintf(pks, sizeof pks,
                  "; %llu B of them packed two 4-bit elements a byte (each "
-                 "dequantized to 4× its bytes in the forward)",
-                 (unsigned long long)packed);
+                 "dequantized to 4× its bytes in the forward)%s%.0llu%s",
+                 (unsigned long long)packed, p->qstate_bytes ? ", not their absmax: " : "",
+                 (unsigned long long)p->qstate_bytes, p->qstate_bytes ? " B" : "");
     if (e == 4) {
         vt__set(out, INFER_params, (int64_t)(bytes / 4 + 2 * packed),
                 "%zu tensors allocated before the first temporary and alive %s, %llu B at 4 B "
