@@ -28,6 +28,8 @@
 # forward made 425.1 MiB): the decoder's blocks not reached and the tied head at its end cast none
 # yet. Now the copies of the weights not reached, of the sizes the forward had cast, and of the
 # head's V x d are added: within 5 % of what B=8's run made, at least the program's own count.
+# Its workspaces, 32 MiB alive at the failure, had been B=8's, whose run made 64 (the backward's
+# cuBLAS workspace on autograd's thread): now twice those alive, 64.
 # With a head of its own (--untied_head, of the embedding's size), within 2 % of what its B=4 run
 # made (the head's copy counted once: 234.0 MiB alive at B=12's failure had been B=4's).
 set -u
@@ -119,6 +121,12 @@ if not (max(t8["autocast_copy_bytes"], 0.95 * acm) <= ac <= 1.05 * acm) or "auto
         (j["prediction"]["first_forward_note"] or ""):
     bad.append("predict --from b12.vt --batch_size=8: autocast copies %.1f MiB; B=8's run made %.1f MiB (the program's weights' %.1f); note: %s" %
                (ac / 2**20, acm / 2**20, t8["autocast_copy_bytes"] / 2**20, j["prediction"]["first_forward_note"]))
+# its library workspaces: 32 MiB alive at the failure (the main thread's cuBLAS workspace) had been
+# B=8's, whose run made 64 (its backward, on autograd's thread, gets one of its own): now twice
+ws, wsm = p["by_category"]["workspaces"], json.load(open("b8.json"))["categories"]["workspaces"]
+if not wsm <= ws <= 1.05 * wsm:
+    bad.append("predict --from b12.vt --batch_size=8: workspaces %.1f MiB; B=8's run made %.1f MiB" %
+               (ws / 2**20, wsm / 2**20))
 # untied: its head's weight counted once (the B=4 run's truth: every weight's copy it made)
 u12, u4, pu = truth("u12.out"), truth("u4.out"), json.load(open("pu12.json"))
 assert u12["oom"] and u12["oom_at"]["stack"] == "decoder" and not u4["oom"], (u12, u4)

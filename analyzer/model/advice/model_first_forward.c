@@ -514,10 +514,27 @@ static void copies_ahead(model_result *m, const run_facts *f)
              (double)whole / 1048576.0, head ? " and its head's V x d at its end" : "");
 }
 
+/* backward_workspaces: a first forward cut short ran no backward, which PyTorch runs on
+ * autograd's device thread: its first matrix products get a cuBLAS handle's (and cuBLASLt's)
+ * workspaces of their own, as large as the forward thread's, alive at the failure: taken twice
+ * (H100, torch 2.11: each of ten programs out of memory in its first forward had 32 or 33 MiB,
+ * its fitting run 64 to 66; the simulated T5 at B=12 32 MiB, had been B=8's, whose run had 64) */
+static void backward_workspaces(model_result *m, const run_facts *f)
+{
+    uint64_t ws = f->at_oom.bytes[CAT_WORKSPACE];
+    if (!ws || m->shape.no_training)
+        return;
+    if (2 * ws > m->calib.fwd_whole.bytes[CAT_WORKSPACE])
+        m->calib.fwd_whole.bytes[CAT_WORKSPACE] = 2 * ws; /* (the failure's, predict_oom) */
+    if (2 * ws > m->calib.fixed[CAT_WORKSPACE])
+        m->calib.fixed[CAT_WORKSPACE] = 2 * ws; /* (the formula's moments) */
+}
+
 void model_oom_forward_share(model_result *m, const run_facts *f)
 {
     if (f->backward_passes > 0 || !f->oom_phase || strcmp(f->oom_phase, "forward"))
         return;
+    backward_workspaces(m, f);
     if (!m->shape.generic) {
         forward_blocks_done(m, f);
         return;
