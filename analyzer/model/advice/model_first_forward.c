@@ -203,6 +203,23 @@ static int lora_below(const model_result *m, double r)
  * alone: measured over them, per block, they are the measurement (GPT-2 with HF's GELU at B=24, cut
  * at 56 %: 1.36x the whole forward's formula read as the ratio, B=6 predicted 2.61 GiB of
  * activations, its run measured 4.67; over the blocks that ran, 2.43x: 4.67). */
+/* head_copy: a first forward that ran every block and died before its head's 16-bit copy was
+ * made or measured (its logits not reached) makes it still: the head's V x d, where the formula's
+ * copies hold one more (a simulated GPT-2 at B=4 out of memory casting its tied head: 162.0 MiB
+ * of copies alive, B=4's and B=2's runs made 235.7; HF GPT-2 on the H100 out of memory at B=12 at
+ * its logits, the copies it calibrates on without its head's: 162.2, B=6's and B=8's runs 235.6) */
+static void head_copy(model_result *m, uint64_t *cast)
+{
+    uint64_t V = known_size(m, CFG_vocab_size), d = known_size(m, CFG_n_embd), head = 0;
+    uint64_t gap = m->calib.refined.bytes[CAT_AUTOCAST] > *cast
+                       ? m->calib.refined.bytes[CAT_AUTOCAST] - *cast
+                       : 0;
+    /* (a gap of less than 90 % of it is no head's: Llama 400M with LoRA, its copies 3 MiB under
+     * the formula's where its B=4 run made what it had) */
+    if (V && d && !__builtin_mul_overflow(2 * V, d, &head) && gap >= head / 10 * 9)
+        *cast += head < gap ? head : gap;
+}
+
 static void forward_blocks_done(model_result *m, const run_facts *f)
 {
     uint64_t meas = m->calib.measured.bytes[CAT_ACTIVATIONS],
@@ -215,6 +232,8 @@ static void forward_blocks_done(model_result *m, const run_facts *f)
     uint64_t *cast = &m->calib.measured.bytes[CAT_AUTOCAST];
     if (frac < 0.99 && *cast && m->calib.refined.bytes[CAT_AUTOCAST] > *cast)
         *cast = m->calib.refined.bytes[CAT_AUTOCAST];
+    else if (frac >= 0.99 && *cast && !f->at_oom.bytes[CAT_LOGITS])
+        head_copy(m, cast);
     uint64_t unseen = f->inferred ? f->inferred->pos_rows_unseen : 0;
     if (frac >= 0.99 && q < 1.0)
         m->calib.ratio[CAT_ACTIVATIONS] = q; /* (advice_calibrate kept 1: a partial run's) */
