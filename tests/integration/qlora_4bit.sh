@@ -208,6 +208,16 @@ for l in open("f8.txt").read().splitlines():
     if ("trainable  " in l or "parameters (vs basic)" in l or "P = " in l) and re.search(r"\d{4}\.\d\d M", l) \
             and want not in l:
         bad.append("f8: %s (the program's %s)" % (l.strip(), want))
+# the weights' row: each size's own count (it had said "6755.19 M elements ... at 2 B each (16-bit
+# parameters ...)" of fp32 adapters beside a packed 4-bit base)
+for n in ("f1", "f8"):
+    row = [l for l in open(n + ".txt") if "parameters (vs basic)" in l]
+    b16 = t["frozen_bytes"] - t["packed_4bit_bytes"] - t["quant_state_bytes"]  # (bf16 ones)
+    want = ("%.2f M at 4 B (fp32: the trained adapters)" % (t["trainable_params"] / 1e6),
+            "%.2f M at 2 B (16-bit)" % (b16 / 2e6),
+            "%.2f M packed two 4-bit elements a byte" % (t["packed_4bit_bytes"] * 2 / 1e6))
+    if not row or "2 B each (16-bit" in row[0] or not all(w in row[0] for w in want):
+        bad.append("%s: weights' row %s, the program's %s" % (n, row, want))
 for f in ("f8.predict", "f8.predict_json"):  # (from the trace and from its report's JSON)
     txt = open(f).read()
     if not re.search(r"^trained: %.2f M parameters," % (t["trainable_params"] / 1e6), txt, re.M):

@@ -429,6 +429,10 @@ uint64_t model_params_at(const model_result *m, const run_facts *f, int pb);
  * program's lines (infer.h's INFER_cast16_bytes): those at 2 B, the others at theirs. 0: none were.
  */
 int model_cast16_words(const model_result *m, const run_facts *f, uint64_t me, char *out, size_t n);
+/* model_mixed_words: the weights' row where the trace's P holds elements of several sizes (16-bit
+ * ones beside packed 4-bit ones, infer.h's packed_bytes, or beside fp32 trained adapters, its
+ * fp32_bytes), each count at its own bytes. 0: not so (model_weights.c) */
+int model_mixed_words(const model_result *m, const run_facts *f, char *out, size_t n);
 /* model_explain: the one-line reasons where measured and formula differ (m->reason_doc /
  * reason_ref), in the words of what was recognized (model_explain.c). */
 void model_explain(model_result *m, const run_facts *f);

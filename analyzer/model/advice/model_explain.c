@@ -278,6 +278,8 @@ static void explain_doc(model_result *m, const run_facts *f, int c, uint64_t me,
             break;
         else if (model_cast16_words(m, f, me, rd, n)) /* (the program's lines cast some) */
             break;
+        else if (model_mixed_words(m, f, rd, n)) /* (16-bit beside 4-bit or fp32 ones) */
+            break;
         else if (m->params_trace && pb == 2 && f->inferred && f->inferred->master_bytes)
             snprintf(rd, n,
                      "%.2f M elements in the trace's weight tensors (parameters, and any "

@@ -257,6 +257,35 @@ int model_cast16_words(const model_result *m, const run_facts *f, uint64_t me, c
     return 1;
 }
 
+int model_mixed_words(const model_result *m, const run_facts *f, char *out, size_t n)
+{
+    const infer_result *ir = f->inferred;
+    uint64_t P = m->params_trace, pk = ir ? ir->packed_bytes : 0, f32 = ir ? ir->fp32_bytes : 0;
+    if (!P || !(pk || f32) || !f->tensor_mode || ir->master_bytes ||
+        formula_param_bytes(&m->shape) != 2 || P < 2 * pk + f32 / 4)
+        return 0;
+    uint64_t rest = P - 2 * pk - f32 / 4; /* (at 2 B each) */
+    char parts[320] = "";
+    if (f32)
+        snprintf(parts, sizeof parts, ", %.2f M at 4 B (fp32: the trained adapters)",
+                 (double)f32 / 4e6);
+    if (rest)
+        snprintf(parts + strlen(parts), sizeof parts - strlen(parts), ", %.2f M at 2 B (%s)",
+                 (double)rest / 1e6, ir->elem_by_head ? "16 bits assumed" : "16-bit");
+    if (pk)
+        snprintf(parts + strlen(parts), sizeof parts - strlen(parts),
+                 ", %.2f M packed two 4-bit elements a byte%s", (double)pk * 2 / 1e6,
+                 ir->qstate_bytes ? ", not their absmax" : "");
+    if (pk && ir->qstate_bytes)
+        snprintf(parts + strlen(parts), sizeof parts - strlen(parts), " (%.1f MiB)",
+                 (double)ir->qstate_bytes / 1048576.0);
+    snprintf(out, n,
+             "%.2f M elements in the trace's weight tensors (parameters, and any buffers) of "
+             "several sizes: %s; the basic formula assumes 2 B each",
+             (double)P / 1e6, parts + 2);
+    return 1;
+}
+
 uint64_t model_params_at(const model_result *m, const run_facts *f, int pb)
 {
     const infer_value *cv = f->inferred ? &f->inferred->v[INFER_cast16_bytes] : NULL;

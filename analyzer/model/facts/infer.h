@@ -81,6 +81,10 @@ typedef struct infer_result {
     /* ... and, kept beside them, their quantization state's bytes (vt__find_qstate: an absmax
      * per 64-element block and its constants), out of P; 0: none told */
     uint64_t qstate_bytes;
+    /* the bytes of the trained weights counted at 4 B an element among 16-bit ones (LoRA's fp32
+     * adapters over a 16-bit or packed 4-bit base: infer_pass_params16's fp32), in P at 4 B;
+     * 0: none */
+    uint64_t fp32_bytes;
     /* 1: ... read from 16-bit logits of a frozen head beside a small trained part counted fp32
      * (report.c's params16): the other frozen weights' element size is not given (a QLoRA's
      * 4-bit base) */

@@ -340,6 +340,7 @@ void vt__infer_params(const vt__pass *p, infer_result *out, uint64_t *elems, siz
         vt__set(out, INFER_param_dtype_bytes, e, "%s", p->elem_why);
         out->elem_by_sizes = p->elem_sizes, out->elem_by_head = p->elem_head;
         out->master_bytes = p->master_bytes, out->copies_bytes = p->copies_bytes;
+        out->fp32_bytes = f32;
     }
     /* two models among the weights (a frozen teacher beside the student it distills into, a
      * frozen reference model): the shape is the trained one's, whose weights got gradients */
