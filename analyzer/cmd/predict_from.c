@@ -574,6 +574,11 @@ void predict_weights_doc(const nano_config *c, const gpt_shape *s, const predict
         snprintf(out, n, "model weights: %s made by casts to 16 bits%s, the rest %s%s",
                  card_format_bytes(cast16, ub, sizeof ub), trained16 ? " (the trained ones)" : "",
                  doc, pk16);
+    else if (own && run->trained_elem == 4 && formula_param_bytes(s) == 2)
+        /* (LoRA's fp32 adapters beside a 16-bit or packed 4-bit base: it had said "16-bit (the
+         * trained ones may be fp32: LoRA's adapters)" of a QLoRA's, its packed base unsaid) */
+        snprintf(out, n, "model weights%s: the trained ones fp32, the rest 16-bit%s",
+                 ema ? " and their EMA copy" : "", pk16);
     else /* (an EMA copy kept: the row, calibrated on it, holds both; it had said "model
           * weights" beside twice their bytes) */
         snprintf(out, n, "model weights%s, %s", ema ? " and their EMA copy" : "", doc);

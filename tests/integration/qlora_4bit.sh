@@ -220,6 +220,12 @@ for n in ("f1", "f8"):
         bad.append("%s: weights' row %s, the program's %s" % (n, row, want))
 for f in ("f8.predict", "f8.predict_json"):  # (from the trace and from its report's JSON)
     txt = open(f).read()
+    # the weights' row: the adapters fp32, the base packed (it had said "16-bit (the trained ones
+    # may be fp32: LoRA's adapters)")
+    w = [l for l in txt.splitlines() if l.startswith("  parameters ")]
+    pk = "but for %.2f GiB packed two 4-bit elements a byte" % (t8["packed_4bit_bytes"] / 2**30)
+    if not w or "may be fp32" in w[0] or "the trained ones fp32" not in w[0] or pk not in w[0]:
+        bad.append("%s: %s" % (f, w))
     if not re.search(r"^trained: %.2f M parameters," % (t["trainable_params"] / 1e6), txt, re.M):
         bad.append("%s: %s" % (f, [l for l in txt.splitlines() if l.startswith("trained")]))
     for cat, key in (("optimizer", "optim_state_bytes"), ("gradients", "grad_bytes")):
