@@ -32,6 +32,8 @@
 # cuBLAS workspace on autograd's thread): now twice those alive, 64.
 # With a head of its own (--untied_head, of the embedding's size), within 2 % of what its B=4 run
 # made (the head's copy counted once: 234.0 MiB alive at B=12's failure had been B=4's).
+# B=8 on a 7100 MiB card dies at its bf16 logits, its tied head's copy made: that copy counted
+# once (472.1 MiB of copies had been predict --from's at B=8 and B=4, where B=8's run made 425.1).
 set -u
 . "$ROOT/tests/sim_env.sh"
 P="$ROOT/tests/python/t5_adafactor.py"
@@ -47,6 +49,12 @@ for b in 12 4; do
     grep -q '^VRAMTRACE_TORCH_STATS ' "u$b.out" || fail "untied B=$b: no truth line: $(tail -n 2 "u$b.out")"
 done
 "$VT" predict --json --from u12.vt --batch_size=4 >pu12.json || fail "predict --from u12.vt failed"
+# B=8 on a 7100 MiB card: out of memory at its bf16 logits, its head's copy made (alive)
+timeout 300 "$VT" run -q --card 7100MiB -o h8.vt -- python3 "$P" --batch_size 8 </dev/null >h8.out 2>&1
+grep -q '^VRAMTRACE_TORCH_STATS ' h8.out || fail "B=8 on 7100 MiB: no truth line: $(tail -n 2 h8.out)"
+for b in 8 4; do
+    "$VT" predict --json --from h8.vt --batch_size=$b >ph8_$b.json || fail "predict --from h8.vt failed"
+done
 for b in 16 13 12; do
     "$VT" predict --json --from "b$b.vt" --batch_size=8 >"p$b.json" || fail "predict --from b$b.vt failed"
     "$VT" predict --from "b$b.vt" --batch_size=8 >"p$b.txt" || fail "predict --from b$b.vt (text) failed"
@@ -134,6 +142,16 @@ ac, acm = pu["by_category"]["autocast_copies"], u4["autocast_copy_bytes"]
 if not 0.98 * acm <= ac <= 1.02 * acm:
     bad.append("untied: predict --from u12.vt --batch_size=4: autocast copies %.1f MiB; B=4's run made %.1f MiB" %
                (ac / 2**20, acm / 2**20))
+# out of memory at its logits, the tied head's copy alive (425.1 MiB): counted once, not again at
+# the forward's end (472.1 MiB had been predict --from's at B=8 and B=4, whose runs made 425.1)
+h8 = truth("h8.out")
+assert h8["oom"] and h8["oom_phase"] == "forward", h8
+acm = json.load(open("b8.json"))["categories"]["autocast_copies"]
+for b in (8, 4):
+    ac = json.load(open("ph8_%d.json" % b))["by_category"]["autocast_copies"]
+    if not 0.995 * acm <= ac <= 1.005 * acm:
+        bad.append("predict --from h8.vt (7100 MiB) --batch_size=%d: autocast copies %.1f MiB; B=8's run made %.1f MiB" %
+                   (b, ac / 2**20, acm / 2**20))
 if "T = %d, the decoder's length" % t12["tgt_len"] not in (j["prediction"]["first_forward_note"] or ""):
     bad.append("B=12's report: no T = %d in its note: %s" % (t12["tgt_len"], j["prediction"]["first_forward_note"]))
 rec = [it["batch_size"] for it in j["advice"] if it.get("recommended") and it.get("batch_size")]

@@ -516,7 +516,10 @@ static void copies_ahead(model_result *m, const run_facts *f)
     int est = !m->calib.lower;
     uint64_t more = a->cast_same + (est ? a->cast_other + a->cast_new : 0);
     uint64_t V = known_size(m, CFG_vocab_size), d = known_size(m, CFG_n_embd);
-    if (m->calib.logits_whole > 0 && V && d && !__builtin_mul_overflow(2 * V, d, &head))
+    /* (not where the copies alive hold one of the embedding again: the head cast already, out of
+     * memory at its logits, whose size is not reached yet) */
+    if (m->calib.logits_whole > 0 && V && d && !__builtin_mul_overflow(2 * V, d, &head) &&
+        a->cast_again < head / 10 * 9)
         more += head;
     else
         head = 0;

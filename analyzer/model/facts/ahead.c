@@ -96,12 +96,17 @@ int fwd_ahead_measure(const replay_snapshot *oom, fwd_ahead *out)
     /* each copy is the next weight of twice its size, in the order the weights were made */
     size_t j = 0, last = 0;
     uint32_t k = 0;
+    uint64_t again = 0;
     for (size_t i = 0; i < nc; i++) {
         size_t x = j;
         while (x < nw && w[x]->size != 2 * c[i]->size)
             x++;
-        if (x == nw)
+        if (x == nw) { /* none ahead: a copy of a weight passed (a tied head's)? */
+            for (x = 0; x < j && w[x]->size != 2 * c[i]->size; x++)
+                ;
+            again += x < j ? c[i]->size : 0;
             continue;
+        }
         sz[k] = c[i]->size, at[k] = c[i]->alloc_event, wi[k] = x, k++;
         last = x + 1, j = x + 1;
     }
@@ -138,7 +143,8 @@ int fwd_ahead_measure(const replay_snapshot *oom, fwd_ahead *out)
                        .wperiod = (uint32_t)q,
                        .same = (uint32_t)(from_w - last),
                        .other = (uint32_t)(nw - from_w),
-                       .other_bytes = ob};
+                       .other_bytes = ob,
+                       .cast_again = again};
     ok = casts_to_come(w, nw, wi, k, last, from_w, out);
     if (!ok)
         memset(out, 0, sizeof *out);

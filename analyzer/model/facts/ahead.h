@@ -28,6 +28,9 @@ typedef struct fwd_ahead {
      * stages'). A size it reached and never cast (a norm's weight; the token embedding's, looked
      * up, as an untied head's of its size) is not counted. */
     uint64_t cast_same, cast_other, cast_new;
+    /* the copies made again of a weight already passed, out of the order the weights were made
+     * (a tied head's of the token embedding, at the forward's end): their bytes */
+    uint64_t cast_again;
 } fwd_ahead;
 
 /* fwd_ahead_measure: *out from the snapshot at the failure (the items alive then). A block is
