@@ -367,6 +367,18 @@ static int layers_ahead(model_result *m, const run_facts *f, char *said, size_t 
     return 1;
 }
 
+/* logits_cast: a first forward out of memory casting its 16-bit logits to 32 bits (the loss's),
+ * the head's output alive: the logits alive are 2 B and the failed request 4 B per element of the
+ * formula's B·T×V (n), within 2 %. Their loss is not reached: the formula's logits are counted
+ * whole, the request among them (a simulated T5 at B=8 on 7200 MiB: 62.8 MiB alive and 126 asked
+ * for had been predict --from's B=8, where its run kept 376.5) */
+static int logits_cast(const model_result *m, const run_facts *f, double n)
+{
+    double alive = (double)f->at_oom.bytes[CAT_LOGITS], req = (double)m->calib.oom_request;
+    return n > 0 && alive >= 0.98 * 2 * n && alive <= 1.02 * 2 * n && req >= 0.98 * 4 * n &&
+           req <= 1.02 * 4 * n;
+}
+
 /* model_oom_forward_share: the run died in its first forward. A transformer's formula applies:
  * forward_blocks_done. No formula: how far the forward had
  * got is said from autocast's 16-bit weight copies (made as each weight is used: 2 B per 4-B
@@ -446,12 +458,18 @@ static void forward_share(model_result *m, const run_facts *f)
         uint64_t T = logits_length(m, f, B, tdec, sizeof tdec);
         unsigned per = m->shape.compile ? 8 : m->rec.family == FAM_DECODER ? 12 : 10;
         double logits = (double)B * (double)T * (double)V * per;
-        if (f->at_oom.bytes[CAT_LOGITS] == 0 && logits > 0 && logits < 1e18)
+        int cast = logits_cast(m, f, logits / per);
+        if ((f->at_oom.bytes[CAT_LOGITS] == 0 || cast) && logits > 0 && logits < 1e18)
             m->calib.logits_whole = logits;
+        if (cast)
+            m->calib.oom_request = 0; /* (the logits' 32-bit copy: the formula counts it) */
         if (m->calib.logits_whole > 0)
             snprintf(lg, sizeof lg,
-                     "; the logits at its end, not reached, are assumed to take %u*B*T*V bytes "
+                     "; the logits at its end, %s, are assumed to take %u*B*T*V bytes "
                      "%s(what a cross-entropy over %s; not measured for this model%s)",
+                     cast ? "reached (their 16-bit B·T×V alive, the failed request their "
+                            "32-bit copy)"
+                          : "not reached",
                      per, tdec,
                      per == 10 ? "logits not shifted keeps: BERT's masked-LM loss measured"
                      : m->rec.family_by_sizes
