@@ -511,6 +511,10 @@ static int report_fill(report_ctx *c)
             r->oom_phase == PHASE_EVAL && ost && evalsrc_stack(&r->eval_src, r->t, ost) == 2;
         f->oom_iter = (int)r->oom_iter;
         f->oom_bwd = (int)r->oom_bwd;
+        f->oom_bwd_no_ws = r->oom_phase == PHASE_BACKWARD;
+        for (size_t i = 0; i < r->at_oom.n; i++) /* (the backward thread's cuBLAS handle's) */
+            if (r->at_oom.items[i].workspace && r->at_oom.items[i].phase_alloc == PHASE_BACKWARD)
+                f->oom_bwd_no_ws = 0;
         f->oom_new_step = r->oom_new_step;
         replay_site_text(r, r->oom_stack, c->site_oom, sizeof c->site_oom);
         f->oom_site = c->site_oom;

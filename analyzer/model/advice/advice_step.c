@@ -47,6 +47,9 @@ int advice_unreached_step(model_calib *c, const gpt_shape *s)
     /* the batch still referenced, the library workspaces and unknown bytes as at the failure */
     st->bytes[CAT_INPUTS] = live->bytes[CAT_INPUTS];
     st->bytes[CAT_WORKSPACE] = live->bytes[CAT_WORKSPACE];
+    /* (the backward's own cuBLAS workspace, not yet made: model_first_forward.c) */
+    if (c->fwd_whole.bytes[CAT_WORKSPACE] > st->bytes[CAT_WORKSPACE])
+        st->bytes[CAT_WORKSPACE] = c->fwd_whole.bytes[CAT_WORKSPACE];
     st->bytes[CAT_UNKNOWN] = live->bytes[CAT_UNKNOWN];
     c->step_unreached = 1;
     return 1;

@@ -85,6 +85,7 @@ typedef struct run_facts {
     int peak_bwd, peak_iter;      /* backward passes / optimizer steps begun before it */
     int oom_iter;                 /* optimizer steps begun when the OOM began (replay.h) */
     int oom_bwd;                  /* backward passes begun when the OOM began */
+    int oom_bwd_no_ws;            /* 1: in a backward, no workspace of its own yet (a trace) */
     int oom_new_step;             /* it came in a step of a kind no earlier one ran (replay.h) */
     int has_cat_peaks;            /* cat_peak is measured (tensor mode) */
     uint64_t cat_peak[CAT_COUNT]; /* each category's largest live bytes over the run */

@@ -554,7 +554,8 @@ static void copies_ahead(model_result *m, const run_facts *f)
              (double)whole / 1048576.0, head ? " and its head's V x d at its end" : "");
 }
 
-/* backward_workspaces: a first forward cut short ran no backward, which PyTorch runs on
+/* backward_workspaces: a first forward cut short ran no backward (nor had a first backward cut
+ * before its first matrix product there, run_facts.oom_bwd_no_ws), which PyTorch runs on
  * autograd's device thread: its first matrix products get a cuBLAS handle's (and cuBLASLt's)
  * workspaces of their own, as large as the forward thread's, alive at the failure: taken twice
  * (H100, torch 2.11: each of ten programs out of memory in its first forward had 32 or 33 MiB,
@@ -572,6 +573,10 @@ static void backward_workspaces(model_result *m, const run_facts *f)
 
 void model_oom_forward_share(model_result *m, const run_facts *f)
 {
+    /* its first backward, cut before its first matrix product made its thread's workspace
+     * (BERT-base B=32: 33 MiB alive, its B=16 run 65) */
+    if (f->oom_bwd_no_ws && f->oom_bwd == 1 && f->backward_passes == 1)
+        backward_workspaces(m, f);
     if (f->backward_passes > 0 || !f->oom_phase || strcmp(f->oom_phase, "forward"))
         return;
     backward_workspaces(m, f);
