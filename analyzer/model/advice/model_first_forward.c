@@ -208,15 +208,22 @@ static int lora_below(const model_result *m, double r)
  * copies hold one more (a simulated GPT-2 at B=4 out of memory casting its tied head: 162.0 MiB
  * of copies alive, B=4's and B=2's runs made 235.7; HF GPT-2 on the H100 out of memory at B=12 at
  * its logits, the copies it calibrates on without its head's: 162.2, B=6's and B=8's runs 235.6) */
-static void head_copy(model_result *m, uint64_t *cast)
+/* head16: the head's V x d at 2 B (its 16-bit copy), 0 where V or d is not known */
+static uint64_t head16(const model_result *m)
 {
     uint64_t V = known_size(m, CFG_vocab_size), d = known_size(m, CFG_n_embd), head = 0;
+    return V && d && !__builtin_mul_overflow(2 * V, d, &head) ? head : 0;
+}
+
+static void head_copy(model_result *m, uint64_t *cast)
+{
+    uint64_t head = head16(m);
     uint64_t gap = m->calib.refined.bytes[CAT_AUTOCAST] > *cast
                        ? m->calib.refined.bytes[CAT_AUTOCAST] - *cast
                        : 0;
     /* (a gap of less than 90 % of it is no head's: Llama 400M with LoRA, its copies 3 MiB under
      * the formula's where its B=4 run made what it had) */
-    if (V && d && !__builtin_mul_overflow(2 * V, d, &head) && gap >= head / 10 * 9)
+    if (head && gap >= head / 10 * 9)
         *cast += head < gap ? head : gap;
 }
 
@@ -528,16 +535,14 @@ static void forward_share(model_result *m, const run_facts *f)
 static void copies_ahead(model_result *m, const run_facts *f)
 {
     const fwd_ahead *a = &f->oom_ahead;
-    uint64_t live = f->at_oom.bytes[CAT_AUTOCAST], head = 0;
+    uint64_t live = f->at_oom.bytes[CAT_AUTOCAST], head = head16(m);
     if (!f->has_oom_ahead || !live)
         return;
     int est = !m->calib.lower;
     uint64_t more = a->cast_same + (est ? a->cast_other + a->cast_new : 0);
-    uint64_t V = known_size(m, CFG_vocab_size), d = known_size(m, CFG_n_embd);
     /* (not where the copies alive hold one of the embedding again: the head cast already, out of
      * memory at its logits, whose size is not reached yet) */
-    if (m->calib.logits_whole > 0 && V && d && !__builtin_mul_overflow(2 * V, d, &head) &&
-        a->cast_again < head / 10 * 9)
+    if (m->calib.logits_whole > 0 && head && a->cast_again < head / 10 * 9)
         more += head;
     else
         head = 0;

@@ -21,11 +21,7 @@ static int ident(char c)
 /* has: s[a, b) holds w */
 static int has(const char *s, size_t a, size_t b, const char *w)
 {
-    size_t m = strlen(w);
-    for (size_t i = a; i + m <= b; i++)
-        if (!memcmp(s + i, w, m))
-            return 1;
-    return 0;
+    return memmem(s + a, b - a, w, strlen(w)) != NULL;
 }
 
 /* assign_at: the '=' of c[a, b)'s assignment at its top level (none of ==, <=, >=, !=, +=,
